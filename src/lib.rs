@@ -1,0 +1,4 @@
+//! The napi binding. It converts JavaScript values to the core crates' types
+//! and back, and holds no logic of its own.
+
+mod local_memory;
