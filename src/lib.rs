@@ -2,3 +2,4 @@
 //! and back, and holds no logic of its own.
 
 mod local_memory;
+mod saver;

@@ -14,21 +14,21 @@ pub struct LocalMemoryOptions {
     /// Address to bind. Default `127.0.0.1`.
     pub host: Option<String>,
     /// Port to bind; 0 picks a free one. Default 0.
-    pub port: Option<u32>,
+    pub port: Option<f64>,
     /// Keep events on disk in this directory (SQLite). Default: in memory.
     pub data_dir: Option<String>,
     /// Request bodies larger than this get HTTP 413. Default 10,000,000.
-    pub max_request_bytes: Option<u32>,
+    pub max_request_bytes: Option<f64>,
     /// Delay added to every request, in milliseconds. Default 0.
-    pub latency_ms: Option<u32>,
+    pub latency_ms: Option<f64>,
     /// Fraction of requests answered with 429 ThrottledException. Default 0.
     pub throttle_rate: Option<f64>,
     /// Fraction of requests answered with 500 ServiceException. Default 0.
     pub error_rate: Option<f64>,
     /// Seed for the fault injection, for repeatable runs.
-    pub seed: Option<u32>,
+    pub seed: Option<f64>,
     /// Requests served at once; more are refused with 429. Default 512.
-    pub max_in_flight: Option<u32>,
+    pub max_in_flight: Option<f64>,
     /// The memoryId handed back as `memoryId`. Default: a fresh random one.
     pub memory_id: Option<String>,
 }
@@ -102,11 +102,14 @@ impl LocalMemoryServer {
 #[napi]
 pub async fn start_local_memory(options: Option<LocalMemoryOptions>) -> Result<LocalMemoryServer> {
     let options = options.unwrap_or_default();
-    let memory_id = options
-        .memory_id
-        .clone()
-        .unwrap_or_else(agentcore_memory_local::new_memory_id);
-    let server = LocalMemory::start(to_core_options(options))
+    let memory_id = match options.memory_id.clone() {
+        Some(id) => {
+            agentcore_checkpoint::check_memory_id(&id).map_err(|e| invalid(&e.message))?;
+            id
+        }
+        None => agentcore_memory_local::new_memory_id(),
+    };
+    let server = LocalMemory::start(to_core_options(options)?)
         .await
         .map_err(|e| Error::new(Status::GenericFailure, e.to_string()))?;
     Ok(LocalMemoryServer {
@@ -116,21 +119,46 @@ pub async fn start_local_memory(options: Option<LocalMemoryOptions>) -> Result<L
     })
 }
 
-fn to_core_options(o: LocalMemoryOptions) -> Options {
+fn to_core_options(o: LocalMemoryOptions) -> Result<Options> {
     let d = Options::default();
-    Options {
+    Ok(Options {
         host: o.host.unwrap_or(d.host),
-        port: o.port.map_or(d.port, |p| p as u16),
+        port: whole("port", o.port, 0, u16::MAX.into())?.map_or(d.port, |p| p as u16),
         data_dir: o.data_dir.map(Into::into),
-        max_request_bytes: o
-            .max_request_bytes
+        max_request_bytes: whole("maxRequestBytes", o.max_request_bytes, 1, u32::MAX.into())?
             .map_or(d.max_request_bytes, |n| n as usize),
-        latency_ms: o.latency_ms.map_or(d.latency_ms, u64::from),
-        throttle_rate: o.throttle_rate.unwrap_or(d.throttle_rate),
-        error_rate: o.error_rate.unwrap_or(d.error_rate),
-        seed: o.seed.map(u64::from),
-        max_in_flight: o.max_in_flight.map_or(d.max_in_flight, |n| n as usize),
+        latency_ms: whole("latencyMs", o.latency_ms, 0, 3_600_000)?.unwrap_or(d.latency_ms),
+        throttle_rate: rate("throttleRate", o.throttle_rate)?.unwrap_or(d.throttle_rate),
+        error_rate: rate("errorRate", o.error_rate)?.unwrap_or(d.error_rate),
+        seed: whole("seed", o.seed, 0, (1u64 << 53) - 1)?,
+        max_in_flight: whole("maxInFlight", o.max_in_flight, 1, 1_000_000)?
+            .map_or(d.max_in_flight, |n| n as usize),
+    })
+}
+
+/// A whole number in `min..=max`, or an error naming the option.
+fn whole(name: &str, value: Option<f64>, min: u64, max: u64) -> Result<Option<u64>> {
+    match value {
+        None => Ok(None),
+        Some(v) if v.fract() == 0.0 && v >= min as f64 && v <= max as f64 => Ok(Some(v as u64)),
+        Some(v) => Err(invalid(&format!(
+            "{name} must be a whole number from {min} to {max}, got {v}"
+        ))),
     }
+}
+
+/// A fraction in `0..=1`, or an error naming the option.
+fn rate(name: &str, value: Option<f64>) -> Result<Option<f64>> {
+    match value {
+        Some(v) if !(0.0..=1.0).contains(&v) => {
+            Err(invalid(&format!("{name} must be between 0 and 1, got {v}")))
+        }
+        v => Ok(v),
+    }
+}
+
+fn invalid(message: &str) -> Error {
+    Error::new(Status::InvalidArg, format!("startLocalMemory: {message}"))
 }
 
 fn closed_error() -> Error {

@@ -42,16 +42,26 @@ impl Server {
             .spawn()
             .expect("server starts");
         let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
         let endpoint = line.trim().rsplit(' ').next().unwrap().to_string();
         Self { child, endpoint }
     }
 
     /// User plus system CPU time of the server process so far.
     fn cpu(&self) -> Duration {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
-        let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
-        let ticks: u64 = fields.get(11..13).map_or(0, |f| f.iter().map(|t| t.parse::<u64>().unwrap_or(0)).sum());
+        let stat =
+            std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        let fields: Vec<&str> = stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
+        let ticks: u64 = fields
+            .get(11..13)
+            .map_or(0, |f| f.iter().map(|t| t.parse::<u64>().unwrap_or(0)).sum());
         Duration::from_millis(ticks * 10) // USER_HZ is 100 on Linux
     }
 }
@@ -77,7 +87,11 @@ fn client(endpoint: &str) -> Client {
 fn kib_payload(i: usize) -> PayloadType {
     let text = "x".repeat(1000);
     PayloadType::Blob(Document::Object(
-        [("i".to_string(), Document::from(i as u64)), ("data".to_string(), Document::String(text))].into(),
+        [
+            ("i".to_string(), Document::from(i as u64)),
+            ("data".to_string(), Document::String(text)),
+        ]
+        .into(),
     ))
 }
 
@@ -163,5 +177,8 @@ async fn main() {
     println!("| store | CreateEvent/s | server CPU µs/create | server capacity creates/s (2 cores) | ListEvents/s | server CPU µs/list | server capacity lists/s (2 cores) |");
     println!("|---|---|---|---|---|---|---|");
     println!("{}", run("memory", &[]).await);
-    println!("{}", run("--data-dir (SQLite)", &["--data-dir", &data_dir]).await);
+    println!(
+        "{}",
+        run("--data-dir (SQLite)", &["--data-dir", &data_dir]).await
+    );
 }

@@ -1,0 +1,21 @@
+//! LangGraph checkpoints in Amazon Bedrock AgentCore Memory: the event
+//! layout, the encoding, the AgentCore client, pagination and retries.
+//! The Node addon converts types to and from this crate and nothing else.
+
+mod client;
+mod error;
+mod ids;
+mod log;
+mod record;
+mod saver;
+mod tables;
+mod writes;
+
+pub use client::{effective_endpoint, is_loopback, ClientOptions, StaticCredentials};
+pub use error::{Error, Result};
+pub use record::{ChannelValue, Typed, WriteEntry};
+pub use saver::{
+    check_memory_id, ChannelHistory, ListCursor, ListQuery, Place, PutRequest, Read, Saver,
+    SaverOptions, Tuple, WritesRequest,
+};
+pub use writes::PendingWrite;

@@ -1,0 +1,216 @@
+//! A session's events read page by page, newest first, decoded and indexed
+//! as they arrive, and fetched no further than a question needs.
+//!
+//! The saver sets every event's timestamp to at least the time embedded in
+//! its checkpoint id (a UUID v6), so every event about checkpoint C is at
+//! least as new as C's id. The service returns events newest first (an
+//! observation, not a promise); while the pages seen so far are in that
+//! order, seeing an event older than C's time proves nothing about C is
+//! left unseen. If a page breaks the order, or an id carries no time, the
+//! log is read to its end instead: a wrong observation costs requests,
+//! never correctness.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Bound;
+use std::sync::Arc;
+
+use aws_sdk_bedrockagentcore::types::Event;
+
+use crate::client::MemoryClient;
+use crate::error::Result;
+use crate::ids::uuid6_millis;
+use crate::record::{self, CheckpointRecord, Record, Typed, WritesRecord};
+
+pub struct SessionLog {
+    client: Arc<MemoryClient>,
+    actor_id: String,
+    session_id: String,
+    /// Records must belong to this thread (and namespace, when given).
+    thread_id: Option<String>,
+    checkpoint_ns: Option<String>,
+    next_token: Option<String>,
+    exhausted: bool,
+    newest_first: bool,
+    last_ms: Option<i64>,
+    oldest_ms: Option<i64>,
+    checkpoints: BTreeMap<String, Arc<CheckpointRecord>>,
+    writes: HashMap<String, Vec<Arc<WritesRecord>>>,
+    values: HashMap<(String, String), Typed>,
+    /// One line per event that is not a record of this thread.
+    pub skipped: Vec<String>,
+}
+
+impl SessionLog {
+    pub fn new(
+        client: Arc<MemoryClient>,
+        actor_id: String,
+        session_id: String,
+        thread_id: Option<String>,
+        checkpoint_ns: Option<String>,
+    ) -> Self {
+        Self {
+            client,
+            actor_id,
+            session_id,
+            thread_id,
+            checkpoint_ns,
+            next_token: None,
+            exhausted: false,
+            newest_first: true,
+            last_ms: None,
+            oldest_ms: None,
+            checkpoints: BTreeMap::new(),
+            writes: HashMap::new(),
+            values: HashMap::new(),
+            skipped: Vec::new(),
+        }
+    }
+
+    /// Reads the next page; false once there is none.
+    async fn fetch(&mut self) -> Result<bool> {
+        if self.exhausted {
+            return Ok(false);
+        }
+        let (events, token) = self
+            .client
+            .list_events(
+                &self.actor_id,
+                &self.session_id,
+                self.next_token.take(),
+                true,
+            )
+            .await?;
+        self.exhausted = token.is_none();
+        self.next_token = token;
+        events.iter().for_each(|e| self.ingest(e));
+        Ok(true)
+    }
+
+    fn ingest(&mut self, event: &Event) {
+        let ms = (event.event_timestamp().as_secs_f64() * 1000.0).round() as i64;
+        if self.last_ms.is_some_and(|last| ms > last) {
+            self.newest_first = false;
+        }
+        self.last_ms = Some(ms);
+        self.oldest_ms = Some(self.oldest_ms.map_or(ms, |o| o.min(ms)));
+        for item in event.payload() {
+            match record::decode(item) {
+                Ok(r) if self.belongs(&r) => self.index(r),
+                Ok(_) => self.skip(event, "a record of another thread or namespace"),
+                Err(why) => self.skip(event, &why.to_string()),
+            }
+        }
+    }
+
+    fn belongs(&self, r: &Record) -> bool {
+        let (thread, ns) = r.place();
+        self.thread_id.as_deref().is_none_or(|t| t == thread)
+            && self.checkpoint_ns.as_deref().is_none_or(|n| n == ns)
+    }
+
+    fn skip(&mut self, event: &Event, why: &str) {
+        self.skipped.push(format!(
+            "skipped event {} in session {}: {why}",
+            event.event_id(),
+            self.session_id
+        ));
+    }
+
+    fn index(&mut self, record: Record) {
+        match record {
+            Record::Checkpoint(c) => {
+                for v in &c.values {
+                    self.values
+                        .entry((v.channel.clone(), v.version.clone()))
+                        .or_insert_with(|| v.value.clone());
+                }
+                self.checkpoints
+                    .entry(c.checkpoint_id.clone())
+                    .or_insert_with(|| Arc::new(c));
+            }
+            Record::Writes(w) => self
+                .writes
+                .entry(w.checkpoint_id.clone())
+                .or_default()
+                .push(Arc::new(w)),
+        }
+    }
+
+    /// Whether every event about the checkpoint `id` has been seen.
+    fn settled(&self, id: &str) -> bool {
+        self.exhausted
+            || (self.newest_first
+                && uuid6_millis(id)
+                    .is_some_and(|floor| self.oldest_ms.is_some_and(|oldest| oldest < floor)))
+    }
+
+    /// The newest checkpoint (by id) of the session.
+    pub async fn latest(&mut self) -> Result<Option<Arc<CheckpointRecord>>> {
+        loop {
+            if let Some((id, c)) = self.checkpoints.last_key_value() {
+                if self.settled(id) {
+                    return Ok(Some(c.clone()));
+                }
+            }
+            if !self.fetch().await? {
+                return Ok(self.checkpoints.last_key_value().map(|(_, c)| c.clone()));
+            }
+        }
+    }
+
+    pub async fn checkpoint(&mut self, id: &str) -> Result<Option<Arc<CheckpointRecord>>> {
+        loop {
+            if let Some(c) = self.checkpoints.get(id) {
+                return Ok(Some(c.clone()));
+            }
+            if self.settled(id) || !self.fetch().await? {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// The newest checkpoint with an id below `below` (or the newest of all),
+    /// once every newer checkpoint and its writes are known.
+    pub async fn next_below(
+        &mut self,
+        below: Option<&str>,
+    ) -> Result<Option<Arc<CheckpointRecord>>> {
+        loop {
+            if let Some(c) = self.newest_below(below) {
+                if self.settled(&c.checkpoint_id) {
+                    return Ok(Some(c));
+                }
+            }
+            if !self.fetch().await? {
+                return Ok(self.newest_below(below));
+            }
+        }
+    }
+
+    fn newest_below(&self, below: Option<&str>) -> Option<Arc<CheckpointRecord>> {
+        let upper = below.map_or(Bound::Unbounded, Bound::Excluded);
+        self.checkpoints
+            .range::<str, _>((Bound::Unbounded, upper))
+            .next_back()
+            .map(|(_, c)| c.clone())
+    }
+
+    /// Every write record of the checkpoint `id`.
+    pub async fn writes(&mut self, id: &str) -> Result<Vec<Arc<WritesRecord>>> {
+        while !self.settled(id) && self.fetch().await? {}
+        Ok(self.writes.get(id).cloned().unwrap_or_default())
+    }
+
+    /// The stored value of a channel at a version, wherever it was stored.
+    pub async fn value(&mut self, channel: &str, version: &str) -> Result<Option<Typed>> {
+        let key = (channel.to_string(), version.to_string());
+        loop {
+            if let Some(v) = self.values.get(&key) {
+                return Ok(Some(v.clone()));
+            }
+            if !self.fetch().await? {
+                return Ok(None);
+            }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! A saver on a fresh in-process local server, and checkpoint builders.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use agentcore_checkpoint::{
+    ChannelValue, ClientOptions, Place, PutRequest, Saver, SaverOptions, Typed, WriteEntry,
+    WritesRequest,
+};
+use agentcore_memory_local::{LocalMemory, Options};
+
+pub struct Fixture {
+    pub server: LocalMemory,
+    pub saver: Arc<Saver>,
+    pub memory_id: String,
+}
+
+pub async fn fixture() -> Fixture {
+    fixture_with(Options::default()).await
+}
+
+pub async fn fixture_with(options: Options) -> Fixture {
+    let server = LocalMemory::start(options).await.expect("server starts");
+    let memory_id = agentcore_memory_local::new_memory_id();
+    let saver = Arc::new(saver_for(&server.endpoint(), &memory_id));
+    Fixture {
+        server,
+        saver,
+        memory_id,
+    }
+}
+
+pub fn saver_for(endpoint: &str, memory_id: &str) -> Saver {
+    Saver::new(SaverOptions {
+        client: ClientOptions {
+            memory_id: memory_id.to_string(),
+            region: None,
+            endpoint: Some(endpoint.to_string()),
+            credentials: None,
+            max_attempts: 3,
+            connect_timeout: Duration::from_secs(2),
+            attempt_timeout: Duration::from_secs(10),
+            operation_timeout: Duration::from_secs(30),
+        },
+        default_actor: "tester".into(),
+        table_capacity: 1024,
+    })
+    .expect("valid options")
+}
+
+impl Fixture {
+    /// Requests per operation since the last call.
+    pub fn requests(&self) -> std::collections::BTreeMap<String, u64> {
+        let stats = self.server.stats();
+        self.server.reset_stats();
+        stats.requests.into_iter().filter(|(_, n)| *n > 0).collect()
+    }
+}
+
+pub fn typed(text: &str) -> Typed {
+    Typed {
+        kind: "json".into(),
+        data: text.as_bytes().to_vec().into(),
+    }
+}
+
+pub fn place(thread: &str, ns: &str) -> Place {
+    Place {
+        actor: None,
+        thread_id: thread.into(),
+        checkpoint_ns: ns.into(),
+    }
+}
+
+/// A LangGraph-style checkpoint id (UUID v6) for the current time, strictly
+/// increasing within the process.
+pub fn uuid6() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    let t = now.as_nanos() as u64 / 100 + 0x01B2_1DD2_1381_4000;
+    let t = LAST.fetch_max(t, Ordering::SeqCst).max(t - 1) + 1;
+    LAST.fetch_max(t, Ordering::SeqCst);
+    format!(
+        "{:08x}-{:04x}-6{:03x}-8000-{:012x}",
+        t >> 28,
+        (t >> 12) & 0xffff,
+        t & 0xfff,
+        t & 0xffff_ffff_ffff
+    )
+}
+
+/// A put of `values` (channel -> (version, value)) where `changed` channels
+/// are the new ones.
+pub fn put(
+    place: &Place,
+    id: &str,
+    parent: Option<&str>,
+    versions: &[(&str, &str)],
+    changed: &[(&str, &str, &str)],
+) -> PutRequest {
+    PutRequest {
+        place: place.clone(),
+        checkpoint_id: id.into(),
+        parent_id: parent.map(str::to_string),
+        v: 4,
+        checkpoint: typed(&format!("{{\"id\":\"{id}\"}}")),
+        metadata: typed("{\"source\":\"loop\"}"),
+        filterable: "{\"source\":\"loop\"}".into(),
+        versions: versions
+            .iter()
+            .map(|(c, v)| (c.to_string(), v.to_string()))
+            .collect(),
+        new_values: changed
+            .iter()
+            .map(|(c, v, x)| ChannelValue {
+                channel: c.to_string(),
+                version: v.to_string(),
+                value: typed(x),
+            })
+            .collect(),
+    }
+}
+
+pub fn writes(
+    place: &Place,
+    checkpoint: &str,
+    task: &str,
+    entries: &[(i64, &str, &str)],
+) -> WritesRequest {
+    WritesRequest {
+        place: place.clone(),
+        checkpoint_id: checkpoint.into(),
+        task_id: task.into(),
+        task_path: String::new(),
+        writes: entries
+            .iter()
+            .map(|(idx, c, v)| WriteEntry {
+                idx: *idx,
+                channel: c.to_string(),
+                value: typed(v),
+            })
+            .collect(),
+    }
+}
+
+pub fn text(t: &Typed) -> String {
+    String::from_utf8(t.data.to_vec()).unwrap()
+}

@@ -1,0 +1,261 @@
+'use strict'
+// AgentCoreSaver: LangGraph's BaseCheckpointSaver on Amazon Bedrock
+// AgentCore Memory. This class owns `serde` (values cross to the native
+// layer as the serializer's [type, bytes] pairs, untouched) and delegates
+// storage to the native object it holds as `inner`.
+
+const {
+  BaseCheckpointSaver,
+  TASKS,
+  WRITES_IDX_MAP,
+  getCheckpointId,
+  maxChannelVersion,
+} = require('@langchain/langgraph-checkpoint')
+const { NativeSaver } = require('../native.js')
+const { native, nativeSync } = require('./errors.js')
+const { resolveOptions, describe } = require('./options.js')
+
+/** Warnings about foreign events are given once per event, up to this many. */
+const MAX_REPORTED = 10_000
+
+class AgentCoreSaver extends BaseCheckpointSaver {
+  constructor(options = {}) {
+    const resolved = resolveOptions(options)
+    super(resolved.serde)
+    this.logger = resolved.logger
+    this.inner = nativeSync(() => new NativeSaver(resolved.native))
+    this.reported = new Set()
+  }
+
+  async getTuple(config) {
+    if (config?.configurable?.thread_id === undefined) return undefined
+    const where = place(config, 'getTuple')
+    const read = await native(() => this.inner.getTuple(where, getCheckpointId(config) || undefined))
+    this.report(read.skipped)
+    return read.tuple ? this.toTuple(read.tuple) : undefined
+  }
+
+  async *list(config, options = {}) {
+    const query = listQuery(config ?? {}, options ?? {})
+    const cursor = nativeSync(() => this.inner.list(query))
+    try {
+      for (;;) {
+        const raw = await native(() => cursor.next())
+        if (!raw) return
+        yield await this.toTuple(raw)
+      }
+    } finally {
+      this.report(await cursor.takeSkipped())
+    }
+  }
+
+  async put(config, checkpoint, metadata, newVersions) {
+    const where = place(config, 'put')
+    const { channel_values: values = {}, ...rest } = checkpoint
+    const [serialized, serializedMetadata, newValues] = await Promise.all([
+      this.serde.dumpsTyped(rest),
+      this.serde.dumpsTyped(metadata),
+      Promise.all(Object.entries(newVersions ?? {}).map(([channel, version]) => this.channelValue(values, channel, version))),
+    ])
+    await native(() =>
+      this.inner.put({
+        place: where,
+        checkpointId: checkpoint.id,
+        parentId: config.configurable.checkpoint_id || undefined,
+        v: checkpoint.v,
+        checkpoint: typed(serialized),
+        metadata: typed(serializedMetadata),
+        filterable: JSON.stringify(primitiveFields(metadata)),
+        versions: Object.entries(checkpoint.channel_versions ?? {}).map(([channel, version]) => ({
+          channel,
+          version: String(version),
+        })),
+        newValues,
+      }),
+    )
+    return configFor(where, checkpoint.id)
+  }
+
+  /** A changed channel's value, or an empty marker if it has none. */
+  async channelValue(values, channel, version) {
+    const value = Object.prototype.hasOwnProperty.call(values, channel)
+      ? typed(await this.serde.dumpsTyped(values[channel]))
+      : { type: 'empty', data: Buffer.alloc(0) }
+    return { channel, version: String(version), value }
+  }
+
+  async putWrites(config, writes, taskId, taskPath = '') {
+    const where = place(config, 'putWrites')
+    const checkpointId = config.configurable.checkpoint_id
+    if (typeof checkpointId !== 'string' || checkpointId === '') {
+      throw new TypeError('AgentCoreSaver.putWrites: config.configurable.checkpoint_id is required')
+    }
+    if (typeof taskId !== 'string' || taskId === '') {
+      throw new TypeError(`AgentCoreSaver.putWrites: taskId must be a non-empty string, got ${describe(taskId)}`)
+    }
+    const entries = await Promise.all(
+      writes.map(async ([channel, value], idx) => ({
+        idx: WRITES_IDX_MAP[channel] || idx,
+        channel,
+        value: typed(await this.serde.dumpsTyped(value)),
+      })),
+    )
+    await native(() =>
+      this.inner.putWrites({ place: where, checkpointId, taskId, taskPath: taskPath ?? '', writes: entries }),
+    )
+  }
+
+  async deleteThread(threadId) {
+    if (typeof threadId !== 'string' || threadId === '') {
+      throw new TypeError(`AgentCoreSaver.deleteThread: threadId must be a non-empty string, got ${describe(threadId)}`)
+    }
+    await native(() => this.inner.deleteThread(threadId))
+  }
+
+  /**
+   * Reads each channel's nearest stored ancestor value and the writes since,
+   * in one pass over the thread instead of one getTuple per ancestor.
+   */
+  async getDeltaChannelHistory({ config, channels }) {
+    if (channels.length === 0 || config?.configurable?.thread_id === undefined) return {}
+    const where = place(config, 'getDeltaChannelHistory')
+    const read = await native(() =>
+      this.inner.deltaChannelHistory(where, getCheckpointId(config) || undefined, channels),
+    )
+    this.report(read.skipped)
+    const result = {}
+    for (const history of read.channels) {
+      const entry = { writes: await Promise.all(history.writes.map((w) => this.pendingWrite(w))) }
+      if (history.seed) entry.seed = await this.load(history.seed)
+      result[history.channel] = entry
+    }
+    return result
+  }
+
+  async toTuple(raw) {
+    const [checkpoint, metadata, pendingWrites, values] = await Promise.all([
+      this.load(raw.checkpoint),
+      this.load(raw.metadata),
+      Promise.all(raw.pendingWrites.map((w) => this.pendingWrite(w))),
+      Promise.all(raw.values.map(async (v) => [v.channel, await this.load(v.value)])),
+    ])
+    checkpoint.channel_values = Object.fromEntries(values)
+    if (raw.pendingSends) await this.migratePendingSends(checkpoint, raw.pendingSends)
+    const where = { actorId: this.explicitActor(raw.actorId), threadId: raw.threadId, checkpointNs: raw.checkpointNs }
+    const tuple = { config: configFor(where, raw.checkpointId), checkpoint, metadata, pendingWrites }
+    if (raw.parentId) tuple.parentConfig = configFor(where, raw.parentId)
+    return tuple
+  }
+
+  /** Checkpoints before v4 kept pending sends as writes of their parent. */
+  async migratePendingSends(checkpoint, sends) {
+    checkpoint.channel_values[TASKS] = await Promise.all(sends.map((s) => this.load(s)))
+    checkpoint.channel_versions ??= {}
+    const versions = Object.values(checkpoint.channel_versions)
+    checkpoint.channel_versions[TASKS] =
+      versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined)
+  }
+
+  async pendingWrite(w) {
+    return [w.taskId, w.channel, await this.load(w.value)]
+  }
+
+  load(value) {
+    return this.serde.loadsTyped(value.type, value.data)
+  }
+
+  /** The actor to put in returned configs: only one the caller chose. */
+  explicitActor(actorId) {
+    return actorId === this.inner.defaultActorId ? undefined : actorId
+  }
+
+  report(skipped) {
+    for (const line of skipped) {
+      if (this.reported.has(line)) continue
+      if (this.reported.size < MAX_REPORTED) this.reported.add(line)
+      this.logger.warn(line)
+    }
+  }
+}
+
+/** Where a config points: actor, thread and namespace, checked. */
+function place(config, op) {
+  const configurable = config?.configurable
+  if (configurable === undefined || configurable === null) {
+    throw new TypeError(`AgentCoreSaver.${op}: config.configurable is required, with a thread_id`)
+  }
+  const { thread_id: threadId, checkpoint_ns: checkpointNs = '', actor_id: actorId } = configurable
+  if (typeof threadId !== 'string' || threadId === '') {
+    throw new TypeError(
+      `AgentCoreSaver.${op}: config.configurable.thread_id must be a non-empty string, got ${describe(threadId)}`,
+    )
+  }
+  if (typeof checkpointNs !== 'string') {
+    throw new TypeError(`AgentCoreSaver.${op}: config.configurable.checkpoint_ns must be a string, got ${describe(checkpointNs)}`)
+  }
+  if (actorId !== undefined && (typeof actorId !== 'string' || actorId === '')) {
+    throw new TypeError(`AgentCoreSaver.${op}: config.configurable.actor_id must be a non-empty string, got ${describe(actorId)}`)
+  }
+  return { actorId, threadId, checkpointNs }
+}
+
+function listQuery(config, { limit, before, filter }) {
+  const configurable = config.configurable ?? {}
+  for (const key of ['thread_id', 'checkpoint_ns', 'checkpoint_id', 'actor_id']) {
+    const value = configurable[key]
+    if (value !== undefined && typeof value !== 'string') {
+      throw new TypeError(`AgentCoreSaver.list: config.configurable.${key} must be a string, got ${describe(value)}`)
+    }
+  }
+  if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) {
+    throw new RangeError(`AgentCoreSaver.list: limit must be a positive integer, got ${limit}`)
+  }
+  const beforeId = before?.configurable?.checkpoint_id
+  if (before !== undefined && typeof beforeId !== 'string') {
+    throw new TypeError('AgentCoreSaver.list: before must be a config with configurable.checkpoint_id')
+  }
+  return {
+    actorId: configurable.actor_id,
+    threadId: configurable.thread_id || undefined,
+    checkpointNs: configurable.checkpoint_ns,
+    checkpointId: configurable.checkpoint_id || undefined,
+    before: beforeId,
+    limit,
+    filter: filter === undefined ? undefined : JSON.stringify(checkFilter(filter)),
+  }
+}
+
+/** `list` filters compare with `===`, so only primitives can ever match. */
+function checkFilter(filter) {
+  if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) {
+    throw new TypeError(`AgentCoreSaver.list: filter must be an object, got ${describe(filter)}`)
+  }
+  for (const [key, value] of Object.entries(filter)) {
+    if (!isPrimitive(value)) {
+      throw new TypeError(`AgentCoreSaver.list: filter.${key} must be a string, number, boolean or null, got ${describe(value)}`)
+    }
+  }
+  return filter
+}
+
+function isPrimitive(value) {
+  return value === null || ['string', 'boolean'].includes(typeof value) || Number.isFinite(value)
+}
+
+function primitiveFields(metadata) {
+  return Object.fromEntries(Object.entries(metadata ?? {}).filter(([, value]) => isPrimitive(value)))
+}
+
+function configFor({ actorId, threadId, checkpointNs }, checkpointId) {
+  const configurable = { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpointId }
+  if (actorId !== undefined) configurable.actor_id = actorId
+  return { configurable }
+}
+
+/** The [type, bytes] pair of a serializer, as the native layer takes it. */
+function typed([type, bytes]) {
+  const data = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  return { type, data }
+}
+
+module.exports = { AgentCoreSaver }

@@ -1,0 +1,77 @@
+// `npm test`: every suite of the repository, from a fresh clone: the Rust
+// tests, then the JavaScript and Python clients against the built addon.
+// Arguments go to ava, e.g. `npm test -- --match '*SIGINT*'`.
+import { ensureBoto3Env } from './python-env.mjs'
+import { run } from './run.mjs'
+import { binOf, cargoEnv, ensureBuilt, ensureDeps, root } from './setup.mjs'
+
+// The lines in which each runner sums up its results, repeated at the end.
+const CARGO_SUMMARY = /^test result: /
+const AVA_SUMMARY =
+  /^\d+ (tests? (passed|failed|skipped|todo|remained)|known failures?|hooks? failed|unhandled rejections?|uncaught exceptions?)/
+
+// A `stop` step is one the later steps cannot do without.
+const steps = [
+  { name: 'npm dependencies', stop: true, run: ensureDeps },
+  { name: 'cargo test --workspace --no-fail-fast', run: cargoTest },
+  { name: 'Python .venv with boto3', run: ensureBoto3Env },
+  { name: 'native addon (debug build)', stop: true, run: () => ensureBuilt({ release: false }) },
+  { name: 'ava', run: ava },
+]
+
+async function cargoTest() {
+  // --no-fail-fast: one crate's failure should not hide the other crates' results.
+  const args = ['test', '--workspace', '--no-fail-fast']
+  try {
+    return withCargoTotal(await run('cargo', args, { cwd: root, env: cargoEnv(), keep: CARGO_SUMMARY }))
+  } catch (error) {
+    throw Object.assign(error, { kept: withCargoTotal(error.kept ?? []) })
+  }
+}
+
+// cargo prints one summary per test binary, more than twenty here: add them up.
+function withCargoTotal(lines) {
+  const total = (word) => lines.reduce((n, line) => n + countOf(line, word), 0)
+  return [...lines, `(${lines.length} test binaries: ${total('passed')} passed, ${total('failed')} failed in all)`]
+}
+
+/** The number before `word` in a summary line: 12 for ('... 12 passed; ...', 'passed'). */
+function countOf(line, word) {
+  return Number(line.match(new RegExp(`(\\d+) ${word}`))?.[1] ?? 0)
+}
+
+function ava() {
+  // ava's output is piped through to pick its summary; keep its colours.
+  const env = process.stdout.isTTY && !process.env.NO_COLOR ? { ...process.env, FORCE_COLOR: '1' } : process.env
+  const args = [binOf('ava', 'ava'), ...process.argv.slice(2)]
+  return run(process.execPath, args, { cwd: root, env, keep: AVA_SUMMARY })
+}
+
+async function runSteps() {
+  const results = []
+  for (const step of steps) {
+    console.log(`\n=== ${step.name}`)
+    try {
+      results.push({ step, ok: true, kept: (await step.run()) ?? [] })
+    } catch (error) {
+      console.error(`\n${step.name} failed: ${error.message}`)
+      results.push({ step, ok: false, kept: error.kept ?? [] })
+      if (step.stop) break
+    }
+  }
+  return results
+}
+
+function printSummary(results) {
+  console.log('\n=== summary')
+  for (const step of steps) {
+    const result = results.find((r) => r.step === step)
+    console.log(`${result ? (result.ok ? 'ok     ' : 'FAILED ') : 'not run'} ${step.name}`)
+    for (const line of result?.kept ?? []) console.log(`          ${line}`)
+  }
+}
+
+const results = await runSteps()
+printSummary(results)
+const passed = results.length === steps.length && results.every((r) => r.ok)
+process.exitCode = passed ? 0 : 1
