@@ -1,70 +1,78 @@
-// A round trip through the local AgentCore Memory server with the official
-// AWS SDK: write a few events, restart the server from the same data
-// directory, and read them back. Run it with `npm run demo`, which builds
-// the addon first. (The checkpoint saver's demo will replace this one.)
+// `npm run demo`: a LangGraph.js graph checkpointed in AgentCore Memory.
+//
+// The first process runs a small support agent until it pauses on
+// `interrupt()` for a human's approval. A second process, sharing nothing
+// with the first but the local server's data directory, resumes the thread
+// from AgentCore Memory and prints its state history.
+//
+// Against real AWS, drop startLocalMemory and pass your memoryId (and
+// region) to AgentCoreSaver; nothing else changes.
+import { spawnSync } from 'node:child_process'
+import { rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
-import { CreateEventCommand, BedrockAgentCoreClient, paginateListEvents } from '@aws-sdk/client-bedrock-agentcore'
+import { AIMessage, HumanMessage } from '@langchain/core/messages'
+import { Command, END, interrupt, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph'
 
-import { startLocalMemory } from '../index.js'
+import { AgentCoreSaver, startLocalMemory } from '../index.js'
 
-// Kept between runs, so each run finds the events of the earlier ones.
-// Delete the directory to start over.
 const DATA_DIR = fileURLToPath(new URL('../.demo-data', import.meta.url))
-// Any well-formed memoryId works locally; a fixed one finds earlier runs' events.
-const WHERE = { memoryId: 'demo-memory-0123456789', actorId: 'demo-user', sessionId: 'demo-thread' }
+const MEMORY_ID = 'demo-0123456789'
+const THREAD = { configurable: { thread_id: 'ticket-4711', actor_id: 'customer:ada' } }
 
-function clientFor(endpoint) {
-  // The local server requires SigV4 signatures but does not check them.
-  return new BedrockAgentCoreClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+function buildGraph(checkpointer) {
+  return new StateGraph(MessagesAnnotation)
+    .addNode('draft', () => ({ messages: [new AIMessage('Refund of 30 EUR approved, pending review.')] }))
+    .addNode('review', () => {
+      const verdict = interrupt({ question: 'Send this reply to the customer?' })
+      return { messages: [new HumanMessage(`Reviewer: ${verdict}`)] }
+    })
+    .addNode('send', () => ({ messages: [new AIMessage('Reply sent.')] }))
+    .addEdge(START, 'draft')
+    .addEdge('draft', 'review')
+    .addEdge('review', 'send')
+    .addEdge('send', END)
+    .compile({ checkpointer })
+}
+
+/** Runs `work` with a saver on the local server kept in DATA_DIR. */
+async function withSaver(work) {
+  const server = await startLocalMemory({ dataDir: DATA_DIR, memoryId: MEMORY_ID })
+  try {
+    return await work(new AgentCoreSaver({ memoryId: server.memoryId, endpoint: server.endpoint }), server)
+  } finally {
+    await server.close()
+  }
+}
+
+async function start() {
+  rmSync(DATA_DIR, { recursive: true, force: true })
+  await withSaver(async (saver) => {
+    const result = await buildGraph(saver).invoke({ messages: [new HumanMessage('My order arrived broken.')] }, THREAD)
+    const [pause] = result.__interrupt__
+    console.log(`process ${process.pid}: the graph paused: "${pause.value.question}"`)
+  })
+  console.log(`process ${process.pid}: state saved under ${DATA_DIR}; resuming in a new process\n`)
+  const second = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--resume'], { stdio: 'inherit' })
+  process.exitCode = second.status ?? 1
+}
+
+async function resume() {
+  await withSaver(async (saver, server) => {
+    const graph = buildGraph(saver)
+    const final = await graph.invoke(new Command({ resume: 'yes, send it' }), THREAD)
+    console.log(`process ${process.pid}: resumed from AgentCore Memory; the conversation:`)
+    for (const m of final.messages) console.log(`  ${m.constructor.name.padEnd(12)} ${m.content}`)
+    console.log('\nstate history, newest first:')
+    for await (const state of graph.getStateHistory(THREAD)) {
+      const { step, source } = state.metadata
+      const next = state.next.length ? state.next.join(', ') : '(done)'
+      console.log(`  step ${String(step).padStart(2)}  ${source.padEnd(6)} next: ${next.padEnd(10)} ${state.config.configurable.checkpoint_id}`)
+    }
+    const { requests } = server.stats()
+    const used = Object.entries(requests).filter(([, n]) => n > 0)
+    console.log(`\nrequests this process made: ${used.map(([op, n]) => `${op} ${n}`).join(', ')}`)
   })
 }
 
-async function writeTurns(client, turns) {
-  const ids = []
-  for (const [i, text] of turns.entries()) {
-    const { event } = await client.send(
-      new CreateEventCommand({
-        ...WHERE,
-        // A millisecond apart: events are ordered by time, to the millisecond.
-        eventTimestamp: new Date(Date.now() + i),
-        payload: [{ blob: { role: i % 2 ? 'assistant' : 'user', text } }],
-      }),
-    )
-    ids.push(event.eventId)
-  }
-  return ids
-}
-
-async function readAll(client) {
-  const events = []
-  for await (const page of paginateListEvents({ client }, WHERE)) events.push(...page.events)
-  return events
-}
-
-async function main() {
-  const writer = await startLocalMemory({ dataDir: DATA_DIR })
-  console.log(`local AgentCore Memory on ${writer.endpoint}, data in ${DATA_DIR}`)
-  const written = await writeTurns(clientFor(writer.endpoint), ['Hi!', 'Hello. How can I help?', 'Remember me.'])
-  console.log(`wrote ${written.length} events; restarting the server from the same directory\n`)
-  await writer.close()
-
-  const reader = await startLocalMemory({ dataDir: DATA_DIR })
-  try {
-    const events = await readAll(clientFor(reader.endpoint))
-    console.log(`${events.length} events in ${WHERE.actorId}/${WHERE.sessionId}, newest first:`)
-    for (const event of events) {
-      const { role, text } = event.payload[0].blob
-      const mark = written.includes(event.eventId) ? '*' : ' '
-      console.log(`${mark} ${event.eventId}  ${event.eventTimestamp.toISOString()}  ${role}: ${text}`)
-    }
-    if (events.length > written.length) console.log('\n* written by this run; the others by earlier runs')
-  } finally {
-    await reader.close()
-  }
-}
-
-await main()
+await (process.argv.includes('--resume') ? resume() : start())

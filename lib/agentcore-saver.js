@@ -62,7 +62,8 @@ class AgentCoreSaver extends BaseCheckpointSaver {
         place: where,
         checkpointId: checkpoint.id,
         parentId: config.configurable.checkpoint_id || undefined,
-        v: checkpoint.v,
+        // LangGraph treats a checkpoint without `v` as current.
+        v: checkpoint.v ?? 4,
         checkpoint: typed(serialized),
         metadata: typed(serializedMetadata),
         filterable: JSON.stringify(primitiveFields(metadata)),

@@ -1,6 +1,10 @@
 // `npm test`: every suite of the repository, from a fresh clone: the Rust
 // tests, then the JavaScript and Python clients against the built addon.
 // Arguments go to ava, e.g. `npm test -- --match '*SIGINT*'`.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+
 import { ensureBoto3Env } from './python-env.mjs'
 import { run } from './run.mjs'
 import { binOf, cargoEnv, ensureBuilt, ensureDeps, root } from './setup.mjs'
@@ -16,6 +20,7 @@ const steps = [
   { name: 'cargo test --workspace --no-fail-fast', run: cargoTest },
   { name: 'Python .venv with boto3', run: ensureBoto3Env },
   { name: 'native addon (debug build)', stop: true, run: () => ensureBuilt({ release: false }) },
+  { name: 'conformance suite (vitest)', run: conformance },
   { name: 'ava', run: ava },
 ]
 
@@ -38,6 +43,24 @@ function withCargoTotal(lines) {
 /** The number before `word` in a summary line: 12 for ('... 12 passed; ...', 'passed'). */
 function countOf(line, word) {
   return Number(line.match(new RegExp(`(\\d+) ${word}`))?.[1] ?? 0)
+}
+
+// LangGraph's checkpointer conformance suite, which is written for vitest.
+// Every case must run: a skipped case fails this step.
+async function conformance() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'conformance-'))
+  const report = path.join(dir, 'report.json')
+  const args = [binOf('vitest', 'vitest'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`]
+  try {
+    await run(process.execPath, args, { cwd: root, env: process.env, keep: /^\s*Tests\s/ })
+    const r = JSON.parse(readFileSync(report, 'utf8'))
+    const skipped = r.numPendingTests + r.numTodoTests
+    const line = `conformance: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`
+    if (skipped > 0 || r.numTotalTests === 0) throw Object.assign(new Error(line), { kept: [line] })
+    return [line]
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 function ava() {

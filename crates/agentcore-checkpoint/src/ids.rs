@@ -67,15 +67,36 @@ pub fn thread_part(thread_id: &str) -> String {
 
 /// The AgentCore sessionId of a thread's namespace.
 pub fn session_id(thread_id: &str, checkpoint_ns: &str) -> String {
-    let thread = thread_part(thread_id);
+    format!(
+        "{}{}",
+        thread_part(thread_id),
+        namespace_part(checkpoint_ns)
+    )
+}
+
+/// What follows the thread part in a sessionId: nothing for the root
+/// namespace.
+fn namespace_part(checkpoint_ns: &str) -> String {
     if checkpoint_ns.is_empty() {
-        thread
+        String::new()
     } else {
         format!(
-            "{thread}{NAMESPACE_SEPARATOR}{}",
+            "{NAMESPACE_SEPARATOR}{}",
             digest_hex("namespace", checkpoint_ns)
         )
     }
+}
+
+/// Whether a sessionId (of any thread) holds the given namespace.
+pub fn session_in_namespace(session_id: &str, checkpoint_ns: &str) -> bool {
+    let thread_len = if session_id.starts_with(HASHED) {
+        HASHED.len() + HASH_HEX
+    } else {
+        session_id
+            .find(NAMESPACE_SEPARATOR)
+            .unwrap_or(session_id.len())
+    };
+    session_id.get(thread_len..) == Some(namespace_part(checkpoint_ns).as_str())
 }
 
 /// Whether a sessionId holds one of the namespaces of the thread whose
@@ -173,6 +194,20 @@ mod tests {
         assert!(session_of_thread(&session_id("abc", "child:1"), &t));
         assert!(!session_of_thread(&session_id("abc-d", ""), &t));
         assert!(!session_of_thread(&session_id("ab", "x"), &t));
+    }
+
+    #[test]
+    fn sessions_tell_their_namespace() {
+        for thread in ["abc", "a:b", &"q".repeat(300)] {
+            assert!(session_in_namespace(&session_id(thread, ""), ""));
+            assert!(session_in_namespace(
+                &session_id(thread, "child:1"),
+                "child:1"
+            ));
+            assert!(!session_in_namespace(&session_id(thread, "child:1"), ""));
+            assert!(!session_in_namespace(&session_id(thread, ""), "child:1"));
+        }
+        assert!(!session_in_namespace("h_short", ""));
     }
 
     #[test]

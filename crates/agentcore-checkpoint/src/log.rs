@@ -71,12 +71,14 @@ impl SessionLog {
         if self.exhausted {
             return Ok(false);
         }
+        // The token is replaced only once the page is in, so a failed call
+        // can be repeated without reading a page twice.
         let (events, token) = self
             .client
             .list_events(
                 &self.actor_id,
                 &self.session_id,
-                self.next_token.take(),
+                self.next_token.clone(),
                 true,
             )
             .await?;

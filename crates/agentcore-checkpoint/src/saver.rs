@@ -497,15 +497,14 @@ impl ListCursor {
     async fn sessions_to_read(&self) -> Result<VecDeque<(String, String)>> {
         let client = &self.saver.client;
         let Some(thread) = &self.query.thread_id else {
+            let ns = self.query.checkpoint_ns.as_deref();
             let mut all = VecDeque::new();
             for actor_id in client.list_actors().await? {
-                all.extend(
-                    client
-                        .list_sessions(&actor_id)
-                        .await?
-                        .into_iter()
-                        .map(|s| (actor_id.clone(), s)),
-                );
+                let sessions = client.list_sessions(&actor_id).await?;
+                let wanted = sessions
+                    .into_iter()
+                    .filter(|s| ns.is_none_or(|ns| ids::session_in_namespace(s, ns)));
+                all.extend(wanted.map(|s| (actor_id.clone(), s)));
             }
             return Ok(all);
         };
