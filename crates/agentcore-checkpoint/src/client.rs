@@ -147,57 +147,49 @@ impl MemoryClient {
 
     /// Every session of an actor.
     pub async fn list_sessions(&self, actor: &str) -> Result<Vec<String>> {
+        let request = self
+            .sdk()
+            .await
+            .list_sessions()
+            .memory_id(self.memory_id())
+            .actor_id(actor);
+        let pages = request
+            .max_results(PAGE_SIZE)
+            .into_paginator()
+            .send()
+            .collect::<Vec<_>>()
+            .await;
         let mut sessions = Vec::new();
-        let mut token = None;
-        loop {
-            let out = self
-                .sdk()
-                .await
-                .list_sessions()
-                .memory_id(self.memory_id())
-                .actor_id(actor)
-                .max_results(PAGE_SIZE)
-                .set_next_token(token)
-                .send()
-                .await
-                .map_err(|e| Error::from_sdk("ListSessions", e))?;
+        for page in pages {
+            let page = page.map_err(|e| Error::from_sdk("ListSessions", e))?;
             sessions.extend(
-                out.session_summaries()
+                page.session_summaries()
                     .iter()
                     .map(|s| s.session_id().to_string()),
             );
-            token = out.next_token().map(str::to_string);
-            if token.is_none() {
-                return Ok(sessions);
-            }
         }
+        Ok(sessions)
     }
 
     /// Every actor of the memory.
     pub async fn list_actors(&self) -> Result<Vec<String>> {
+        let request = self.sdk().await.list_actors().memory_id(self.memory_id());
+        let pages = request
+            .max_results(PAGE_SIZE)
+            .into_paginator()
+            .send()
+            .collect::<Vec<_>>()
+            .await;
         let mut actors = Vec::new();
-        let mut token = None;
-        loop {
-            let out = self
-                .sdk()
-                .await
-                .list_actors()
-                .memory_id(self.memory_id())
-                .max_results(PAGE_SIZE)
-                .set_next_token(token)
-                .send()
-                .await
-                .map_err(|e| Error::from_sdk("ListActors", e))?;
+        for page in pages {
+            let page = page.map_err(|e| Error::from_sdk("ListActors", e))?;
             actors.extend(
-                out.actor_summaries()
+                page.actor_summaries()
                     .iter()
                     .map(|a| a.actor_id().to_string()),
             );
-            token = out.next_token().map(str::to_string);
-            if token.is_none() {
-                return Ok(actors);
-            }
         }
+        Ok(actors)
     }
 }
 
