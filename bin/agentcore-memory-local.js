@@ -92,7 +92,8 @@ function onFirstSignal(signals, stop) {
 
 async function serve(options) {
   // Loaded here, not above, so --help and flag errors work without the addon.
-  const { startLocalMemory } = require('../index.js')
+  // The loader alone: the server needs no LangGraph packages installed.
+  const { startLocalMemory } = require('../native.js')
   const server = await startLocalMemory(options)
   process.stdout.write(`${NAME} listening on ${server.endpoint}\n`)
   process.stderr.write(`${NAME}: memoryId ${server.memoryId} (any well-formed memoryId works)\n`)
