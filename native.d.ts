@@ -70,6 +70,11 @@ export interface LocalMemoryOptions {
   seed?: number
   /** Requests served at once; more are refused with 429. Default 512. */
   maxInFlight?: number
+  /**
+   * `"newest-first"` (the service's observed order, default) or
+   * `"oldest-first"`, to test that a client does not depend on it.
+   */
+  listOrder?: string
   /** The memoryId handed back as `memoryId`. Default: a fresh random one. */
   memoryId?: string
 }

@@ -26,6 +26,18 @@ const FLAGS = {
   seed: { value: 'S', help: 'seed of the fault injection, for repeatable runs', read: integer(0, U32_MAX) },
   'max-in-flight': { value: 'N', help: 'requests served at once; more get 429 (default 512)', read: integer(1, U32_MAX) },
   'memory-id': { value: 'ID', help: 'the memoryId to report on stderr (default: a fresh one)', read: text },
+  'list-order': {
+    value: 'ORDER',
+    help: 'newest-first (as AWS, default) or oldest-first, to test clients that must not rely on it',
+    read: oneOf('newest-first', 'oldest-first'),
+  },
+}
+
+function oneOf(...allowed) {
+  return (flag, raw) => {
+    if (!allowed.includes(raw)) throw new Error(`--${flag} must be one of ${allowed.join(', ')}, got '${raw}'`)
+    return raw
+  }
 }
 
 function usage() {

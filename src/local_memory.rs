@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use agentcore_memory_local::{LocalMemory, Options};
+use agentcore_memory_local::{ListOrder, LocalMemory, Options};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use tokio::sync::Mutex;
@@ -29,6 +29,9 @@ pub struct LocalMemoryOptions {
     pub seed: Option<f64>,
     /// Requests served at once; more are refused with 429. Default 512.
     pub max_in_flight: Option<f64>,
+    /// `"newest-first"` (the service's observed order, default) or
+    /// `"oldest-first"`, to test that a client does not depend on it.
+    pub list_order: Option<String>,
     /// The memoryId handed back as `memoryId`. Default: a fresh random one.
     pub memory_id: Option<String>,
 }
@@ -133,6 +136,15 @@ fn to_core_options(o: LocalMemoryOptions) -> Result<Options> {
         seed: whole("seed", o.seed, 0, (1u64 << 53) - 1)?,
         max_in_flight: whole("maxInFlight", o.max_in_flight, 1, 1_000_000)?
             .map_or(d.max_in_flight, |n| n as usize),
+        list_order: match o.list_order.as_deref() {
+            None | Some("newest-first") => ListOrder::NewestFirst,
+            Some("oldest-first") => ListOrder::OldestFirst,
+            Some(other) => {
+                return Err(invalid(&format!(
+                    "listOrder must be \"newest-first\" or \"oldest-first\", got {other:?}"
+                )))
+            }
+        },
     })
 }
 

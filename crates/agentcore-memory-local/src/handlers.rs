@@ -147,7 +147,7 @@ async fn list_events(app: &App, params: &Params, body: &[u8]) -> Result<Reply> {
     // it is cut, so a filtered page may be short or empty and still go on.
     let page = app
         .store
-        .scan(&key, before.as_deref(), limit, with_payload)
+        .scan(&key, before.as_deref(), limit, with_payload, app.list_order)
         .await
         .map_err(store_error)?;
     let next_token = page

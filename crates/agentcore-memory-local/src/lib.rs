@@ -19,6 +19,6 @@ mod token;
 mod validate;
 
 pub use ids::new_memory_id;
-pub use options::Options;
+pub use options::{ListOrder, Options};
 pub use server::{LocalMemory, StartError};
 pub use stats::Stats;

@@ -39,6 +39,18 @@ pub struct Options {
     /// Requests served at once; more are refused with 429.
     #[arg(long, value_name = "N", default_value_t = 512)]
     pub max_in_flight: usize,
+    /// The order of ListEvents pages. The service returns newest first, an
+    /// observed behaviour AWS does not promise; `oldest-first` tests that a
+    /// client stays correct without it.
+    #[arg(long, value_enum, default_value_t = ListOrder::NewestFirst)]
+    pub list_order: ListOrder,
+}
+
+/// The order in which ListEvents returns a session's events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ListOrder {
+    NewestFirst,
+    OldestFirst,
 }
 
 impl Default for Options {

@@ -22,7 +22,7 @@ use crate::error::ApiError;
 use crate::faults::{Fault, Faults};
 use crate::handlers::{self, Params, Reply};
 use crate::ids::new_request_id;
-use crate::options::Options;
+use crate::options::{ListOrder, Options};
 use crate::stats::{Counters, Operation, Stats};
 use crate::store::Store;
 
@@ -37,6 +37,7 @@ pub struct App {
     faults: Faults,
     counters: Counters,
     max_request_bytes: usize,
+    pub list_order: ListOrder,
     in_flight: Semaphore,
     /// Body bytes in flight, in KiB.
     body_budget: Semaphore,
@@ -85,6 +86,7 @@ impl LocalMemory {
             faults: Faults::new(&options),
             counters: Counters::default(),
             max_request_bytes: options.max_request_bytes,
+            list_order: options.list_order,
             in_flight: Semaphore::new(options.max_in_flight),
             body_budget: Semaphore::new(body_budget),
         });

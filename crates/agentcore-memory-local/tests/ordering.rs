@@ -3,6 +3,7 @@
 
 mod common;
 
+use agentcore_memory_local::{ListOrder, Options};
 use common::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -110,4 +111,24 @@ async fn an_unknown_session_lists_as_empty() {
     let page = send_ok(other.list().send()).await;
     assert!(page.events().is_empty());
     assert_eq!(page.next_token(), None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oldest_first_pages_ascend_for_clients_that_must_not_rely_on_order() {
+    for data_dir in [None, Some(tempfile::tempdir().unwrap())] {
+        let options = Options {
+            list_order: ListOrder::OldestFirst,
+            data_dir: data_dir.as_ref().map(|d| d.path().to_path_buf()),
+            ..Options::default()
+        };
+        let server = start_with(options).await;
+        let scope = Scope::new(&client(&server));
+        let mut expected = Vec::new();
+        for i in 0..45 {
+            expected.push(scope.put(T0 + (i * 7 % 45)).await.event_id().to_string());
+        }
+        expected.sort();
+        assert_eq!(ids(&scope.list_all(None, 10).await), expected);
+        server.close().await;
+    }
 }

@@ -150,3 +150,53 @@ pub fn writes(
 pub fn text(t: &Typed) -> String {
     String::from_utf8(t.data.to_vec()).unwrap()
 }
+
+/// A thread of `n` checkpoints, each changing one of four channels and
+/// followed by three pending writes, as a LangGraph loop leaves it.
+pub async fn grow_thread(f: &Fixture, thread: &str, n: usize) -> String {
+    let p = place(thread, "");
+    let channels = ["messages", "a", "b", "c"];
+    let mut versions: Vec<(String, String)> = channels
+        .iter()
+        .map(|c| (c.to_string(), "1".to_string()))
+        .collect();
+    let first = uuid6();
+    let all: Vec<_> = channels.iter().map(|c| (*c, "1", "\"v1\"")).collect();
+    let vs: Vec<_> = versions
+        .iter()
+        .map(|(c, v)| (c.as_str(), v.as_str()))
+        .collect();
+    f.saver.put(put(&p, &first, None, &vs, &all)).await.unwrap();
+    let mut parent = first;
+    for i in 1..n {
+        let changed = channels[i % channels.len()];
+        versions
+            .iter_mut()
+            .filter(|(c, _)| c == changed)
+            .for_each(|(_, v)| *v = (i + 1).to_string());
+        let version = (i + 1).to_string();
+        let vs: Vec<_> = versions
+            .iter()
+            .map(|(c, v)| (c.as_str(), v.as_str()))
+            .collect();
+        let id = uuid6();
+        f.saver
+            .put(put(
+                &p,
+                &id,
+                Some(&parent),
+                &vs,
+                &[(changed, &version, "\"new\"")],
+            ))
+            .await
+            .unwrap();
+        for task in ["t1", "t2", "t3"] {
+            f.saver
+                .put_writes(writes(&p, &id, task, &[(0, "messages", "\"w\"")]))
+                .await
+                .unwrap();
+        }
+        parent = id;
+    }
+    parent
+}

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use super::{session_listed, Created, NewEvent, Page};
 use crate::ids::new_event_id;
 use crate::model::{SessionKey, SessionSummary, StoredEvent};
+use crate::options::ListOrder;
 
 #[derive(Default)]
 pub struct MemoryStore {
@@ -132,8 +133,9 @@ impl MemoryStore {
     pub fn scan(
         &self,
         key: &SessionKey,
-        before: Option<&str>,
+        cursor: Option<&str>,
         limit: usize,
+        order: ListOrder,
     ) -> Page<Arc<StoredEvent>> {
         let memories = self.lock();
         let Some(session) = memories.get(&key.memory).and_then(|m| m.session(key)) else {
@@ -142,14 +144,21 @@ impl MemoryStore {
                 more: false,
             };
         };
-        let upper = before.map_or(Bound::Unbounded, Bound::Excluded);
-        let items = session
-            .events
-            .range::<str, _>((Bound::Unbounded, upper))
-            .rev()
-            .take(limit + 1)
-            .map(|(_, e)| e.clone())
-            .collect();
+        let past = cursor.map_or(Bound::Unbounded, Bound::Excluded);
+        let events = &session.events;
+        let items = match order {
+            ListOrder::NewestFirst => events
+                .range::<str, _>((Bound::Unbounded, past))
+                .rev()
+                .take(limit + 1)
+                .map(|(_, e)| e.clone())
+                .collect(),
+            ListOrder::OldestFirst => events
+                .range::<str, _>((past, Bound::Unbounded))
+                .take(limit + 1)
+                .map(|(_, e)| e.clone())
+                .collect(),
+        };
         Page::cut(items, limit)
     }
 

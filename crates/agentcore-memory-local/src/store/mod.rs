@@ -13,6 +13,7 @@ use std::sync::Arc;
 use serde_json::value::RawValue;
 
 use crate::model::{Branch, SessionKey, SessionSummary, StoredEvent};
+use crate::options::ListOrder;
 
 pub use memory::MemoryStore;
 pub use sqlite::SqliteStore;
@@ -129,17 +130,19 @@ impl Store {
         }
     }
 
-    /// Up to `limit` events older than `before`, newest first.
+    /// Up to `limit` events past the cursor in `order`: older than it when
+    /// newest first, newer when oldest first.
     pub async fn scan(
         &self,
         key: &SessionKey,
-        before: Option<&str>,
+        cursor: Option<&str>,
         limit: usize,
         with_payload: bool,
+        order: ListOrder,
     ) -> Result<Page<Arc<StoredEvent>>> {
         match self {
-            Self::Memory(s) => Ok(s.scan(key, before, limit)),
-            Self::Sqlite(s) => s.scan(key, before, limit, with_payload).await,
+            Self::Memory(s) => Ok(s.scan(key, cursor, limit, order)),
+            Self::Sqlite(s) => s.scan(key, cursor, limit, with_payload, order).await,
         }
     }
 

@@ -19,6 +19,7 @@ use tokio::sync::oneshot;
 use super::{session_listed, Created, NewEvent, Page, Result, StoreError, EMPTY_SESSION_TTL_MS};
 use crate::ids::new_event_id;
 use crate::model::{Branch, SessionKey, SessionSummary, StoredEvent};
+use crate::options::ListOrder;
 
 const FILE_NAME: &str = "agentcore-memory-local.sqlite3";
 /// Jobs committed together at most.
@@ -149,23 +150,29 @@ impl SqliteStore {
     pub async fn scan(
         &self,
         key: &SessionKey,
-        before: Option<&str>,
+        cursor: Option<&str>,
         limit: usize,
         with_payload: bool,
+        order: ListOrder,
     ) -> Result<Page<Arc<StoredEvent>>> {
-        let (key, before) = (key.clone(), before.map(str::to_string));
+        let (key, cursor) = (key.clone(), cursor.map(str::to_string));
         self.read(move |conn| {
-            // Without a cursor, every eventId (all digits first) sorts below "A".
-            let upper = before.as_deref().unwrap_or("A");
+            // Without a cursor: every eventId (digits first) sorts below "A"
+            // and above "".
+            let (past, direction, start) = match order {
+                ListOrder::NewestFirst => ("<", "DESC", "A"),
+                ListOrder::OldestFirst => (">", "ASC", ""),
+            };
+            let from = cursor.as_deref().unwrap_or(start);
             let payload = if with_payload { "payload" } else { "'[]'" };
             let sql = format!(
                 "SELECT event_id, timestamp_ms, {payload}, branch_name, branch_root, metadata FROM events
-                 WHERE memory_id = ?1 AND actor_id = ?2 AND session_id = ?3 AND event_id < ?4
-                 ORDER BY event_id DESC LIMIT ?5"
+                 WHERE memory_id = ?1 AND actor_id = ?2 AND session_id = ?3 AND event_id {past} ?4
+                 ORDER BY event_id {direction} LIMIT ?5"
             );
             let mut stmt = conn.prepare_cached(&sql)?;
             let rows = stmt.query_map(
-                params![key.memory, key.actor, key.session, upper, (limit + 1) as i64],
+                params![key.memory, key.actor, key.session, from, (limit + 1) as i64],
                 event_from_row,
             )?;
             let items = rows.map(|r| r.map(Arc::new)).collect::<rusqlite::Result<Vec<_>>>()?;
