@@ -1,3 +1,14 @@
+import { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint"
+import type {
+  ChannelVersions,
+  Checkpoint,
+  CheckpointMetadata,
+  CheckpointPendingWrite,
+  DeltaChannelHistory,
+  PendingWrite,
+  SerializerProtocol,
+} from "@langchain/langgraph-checkpoint"
+
 /**
  * Options of {@link startLocalMemory}: the flags of the
  * `agentcore-memory-local` command, in camelCase. Every one is optional.
@@ -32,6 +43,12 @@ export interface LocalMemoryOptions {
   seed?: number
   /** Requests served at once; more are refused with HTTP 429. Default `512`. */
   maxInFlight?: number
+  /**
+   * The order of ListEvents pages: `"newest-first"` (what AWS does, though
+   * it does not promise it) or `"oldest-first"`, to test that a client stays
+   * correct without that order. Default `"newest-first"`.
+   */
+  listOrder?: 'newest-first' | 'oldest-first'
   /**
    * The memoryId reported as {@link LocalMemoryServer.memoryId}. The server
    * accepts any well-formed memoryId; this only fixes the one handed out.
@@ -80,3 +97,157 @@ export interface LocalMemoryServer {
  * loop alive: a script that only serves must keep itself running.
  */
 export function startLocalMemory(options?: LocalMemoryOptions): Promise<LocalMemoryServer>
+
+/** Static AWS credentials for {@link AgentCoreSaverOptions.credentials}. */
+export interface AgentCoreCredentials {
+  accessKeyId: string
+  secretAccessKey: string
+  /** For temporary credentials. */
+  sessionToken?: string
+}
+
+/** Receives {@link AgentCoreSaver}'s warnings, such as events it skipped as not its own. */
+export interface AgentCoreLogger {
+  warn(message: string): void
+}
+
+/**
+ * Options of {@link AgentCoreSaver}. They are checked when the saver is
+ * constructed: an unknown option or a value of the wrong type throws a
+ * `TypeError` there.
+ */
+export interface AgentCoreSaverOptions {
+  /**
+   * The AgentCore Memory to keep checkpoints in: its id (e.g.
+   * `"my_memory-a1b2c3d4e5"`) or ARN. Required, unless the environment
+   * variable `AGENTCORE_MEMORY_ID` is set.
+   */
+  memoryId?: string
+  /**
+   * The AgentCore actorId checkpoints are kept under when a config has no
+   * `configurable.actor_id`. Default `"langgraph"`.
+   */
+  actorId?: string
+  /**
+   * AWS region. Default: the AWS config chain (`AWS_REGION`, profile...);
+   * `us-east-1` against a loopback endpoint.
+   */
+  region?: string
+  /**
+   * Base URL of the AgentCore data plane, e.g. the `endpoint` of
+   * {@link startLocalMemory}. Default: the environment variable
+   * `AWS_ENDPOINT_URL_BEDROCK_AGENTCORE`, then `AWS_ENDPOINT_URL`, then
+   * AWS's own endpoint for the region.
+   */
+  endpoint?: string
+  /**
+   * Static credentials. Default: the AWS default credential chain; against
+   * a loopback endpoint without credentials, placeholder ones.
+   */
+  credentials?: AgentCoreCredentials
+  /**
+   * How values are serialized. Default: LangGraph's `JsonPlusSerializer`.
+   * Its `[type, bytes]` pairs are stored untouched.
+   */
+  serde?: SerializerProtocol
+  /**
+   * Told about events the saver skips as not its own, once per event.
+   * Default: `console.warn` with a package prefix.
+   */
+  logger?: AgentCoreLogger
+  /**
+   * Attempts per request, including the first, with exponential backoff
+   * and full jitter; a positive integer. Default `5`.
+   */
+  maxAttempts?: number
+  /** TCP and TLS connect timeout, in milliseconds; a positive integer. Default `3000`. */
+  connectTimeoutMs?: number
+  /** Timeout of one attempt, in milliseconds; a positive integer. Default `20000`. */
+  requestTimeoutMs?: number
+  /** Timeout of a request with all its retries, in milliseconds; a positive integer. Default `60000`. */
+  operationTimeoutMs?: number
+}
+
+/**
+ * A LangChain `RunnableConfig` as far as a checkpoint saver reads and
+ * returns one: `configurable.thread_id`, `checkpoint_ns`, `checkpoint_id`
+ * and `actor_id`. Every `RunnableConfig` is one, and one is a valid
+ * `RunnableConfig`.
+ *
+ * It is written out rather than imported from `@langchain/core` because
+ * that package ships separate ES module and CommonJS typings whose
+ * `RunnableConfig`s TypeScript holds incompatible (they hold classes with
+ * protected members). This package's typings are CommonJS; with
+ * `moduleResolution: "node16"` an ES module project sees the other build,
+ * and a saver typed with the CommonJS `RunnableConfig` could not be passed
+ * to its `compile({ checkpointer })`.
+ */
+export interface CheckpointConfig {
+  configurable?: Record<string, any>
+}
+
+/** A checkpoint with its config, metadata and pending writes, as {@link AgentCoreSaver} reads it. */
+export interface AgentCoreCheckpointTuple {
+  config: CheckpointConfig
+  checkpoint: Checkpoint
+  metadata?: CheckpointMetadata
+  parentConfig?: CheckpointConfig
+  pendingWrites?: CheckpointPendingWrite[]
+}
+
+/** Options of {@link AgentCoreSaver.list}. */
+export interface AgentCoreListOptions {
+  /** At most this many checkpoints (a positive integer), counted after `filter`. */
+  limit?: number
+  /** Only checkpoints older than this config's `configurable.checkpoint_id`. */
+  before?: CheckpointConfig
+  /** Only checkpoints whose metadata has these keys with these (string, number, boolean or null) values. */
+  filter?: Record<string, any>
+}
+
+/**
+ * A LangGraph checkpoint saver on Amazon Bedrock AgentCore Memory: pass it
+ * as `checkpointer` to `graph.compile()`.
+ *
+ * Its methods are those of `BaseCheckpointSaver`, with configs typed as
+ * {@link CheckpointConfig} so the class fits `BaseCheckpointSaver` from
+ * either build of LangGraph's typings.
+ */
+export declare class AgentCoreSaver extends BaseCheckpointSaver<number> {
+  constructor(options?: AgentCoreSaverOptions)
+  /** The native object that talks to AgentCore. Not part of the API. */
+  readonly inner: unknown
+  get(config: CheckpointConfig): Promise<Checkpoint | undefined>
+  getTuple(config: CheckpointConfig): Promise<AgentCoreCheckpointTuple | undefined>
+  list(config: CheckpointConfig, options?: AgentCoreListOptions): AsyncGenerator<AgentCoreCheckpointTuple>
+  put(
+    config: CheckpointConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<CheckpointConfig>
+  putWrites(config: CheckpointConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void>
+  deleteThread(threadId: string): Promise<void>
+  getDeltaChannelHistory(options: {
+    config: CheckpointConfig
+    channels: string[]
+  }): Promise<Record<string, DeltaChannelHistory>>
+}
+
+/**
+ * An error from AgentCore: `name` (also `code`) is the service's error
+ * name, such as `"ThrottledException"` or `"ResourceNotFoundException"`.
+ */
+export declare class AgentCoreError extends Error {
+  constructor(
+    message: string,
+    options?: { name?: string; status?: number; operation?: string; cause?: unknown },
+  )
+  name: string
+  /** Same as `name`. */
+  code: string
+  /** The HTTP status, when there was a response. */
+  status?: number
+  /** The AgentCore operation, such as `"CreateEvent"`. */
+  operation?: string
+}

@@ -117,3 +117,14 @@ test('list refuses a bad limit, before or filter', async (t) => {
     t.regex((await t.throwsAsync(drain({ before: {} }))).message, /before must be a config/)
   })
 })
+
+test('a bytes value comes back as a plain Uint8Array, as from MemorySaver', async (t) => {
+  await withServer({}, async (server) => {
+    const saver = new AgentCoreSaver({ memoryId: memoryId(), endpoint: server.endpoint })
+    const stored = checkpoint({ raw: new Uint8Array([1, 2, 255]) })
+    await saver.put(config('bytes'), stored, metadata, { raw: 1 })
+    const raw = (await saver.getTuple(config('bytes')))?.checkpoint.channel_values.raw
+    t.is(Object.getPrototypeOf(raw), Uint8Array.prototype)
+    t.deepEqual([...raw], [1, 2, 255])
+  })
+})

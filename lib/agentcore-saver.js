@@ -162,7 +162,10 @@ class AgentCoreSaver extends BaseCheckpointSaver {
   }
 
   load(value) {
-    return this.serde.loadsTyped(value.type, value.data)
+    // A plain Uint8Array view, as serializers return for "bytes" values,
+    // rather than the Buffer the native layer hands over.
+    const { data } = value
+    return this.serde.loadsTyped(value.type, new Uint8Array(data.buffer, data.byteOffset, data.byteLength))
   }
 
   /** The actor to put in returned configs: only one the caller chose. */

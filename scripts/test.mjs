@@ -94,7 +94,18 @@ function printSummary(results) {
   }
 }
 
+/** One closing line over every runner: "all: N passed, M failed". */
+function printTotal(results) {
+  const lines = results.flatMap((r) => r.kept)
+  // The cargo total, the conformance line and ava's own summary lines; not
+  // cargo's per-binary lines, which the cargo total already adds up.
+  const counted = lines.filter((l) => !CARGO_SUMMARY.test(l))
+  const sum = (word) => counted.reduce((n, line) => n + countOf(line, `(?:tests? )?${word}`), 0)
+  console.log(`all: ${sum('passed')} passed, ${sum('failed')} failed`)
+}
+
 const results = await runSteps()
 printSummary(results)
+printTotal(results)
 const passed = results.length === steps.length && results.every((r) => r.ok)
 process.exitCode = passed ? 0 : 1
