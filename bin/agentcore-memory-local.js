@@ -107,15 +107,17 @@ async function serve(options) {
   // The loader alone: the server needs no LangGraph packages installed.
   const { startLocalMemory } = require('../native.js')
   const server = await startLocalMemory(options)
-  process.stdout.write(`${NAME} listening on ${server.endpoint}\n`)
-  process.stderr.write(`${NAME}: memoryId ${server.memoryId} (any well-formed memoryId works)\n`)
   // The server runs on native threads, which do not keep Node's event loop
   // alive: this timer does, until a signal stops the server.
   const keepAlive = setInterval(() => {}, 2 ** 30)
+  // Handlers first, then the line: whoever reads the endpoint may signal at
+  // once, and a signal without a handler would kill the process uncleanly.
   onFirstSignal(['SIGINT', 'SIGTERM'], () => {
     clearInterval(keepAlive)
     server.close().then(() => process.exit(0), fail)
   })
+  process.stdout.write(`${NAME} listening on ${server.endpoint}\n`)
+  process.stderr.write(`${NAME}: memoryId ${server.memoryId} (any well-formed memoryId works)\n`)
 }
 
 function fail(error) {
