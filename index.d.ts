@@ -69,6 +69,10 @@ export interface LocalMemoryStats {
   bytesIn: number
   /** Response body bytes sent. */
   bytesOut: number
+  /** Requests answered with HTTP 429, injected or for overload. */
+  throttled: number
+  /** Requests answered with an injected HTTP 500. */
+  errors: number
 }
 
 /** A running local AgentCore Memory server. */

@@ -84,6 +84,10 @@ export interface LocalMemoryStats {
   requests: Record<string, number>
   bytesIn: number
   bytesOut: number
+  /** Requests answered with 429, injected or for overload. */
+  throttled: number
+  /** Requests answered with an injected 500. */
+  errors: number
 }
 
 export interface NativeChannelHistory {

@@ -142,7 +142,7 @@ test('stats() counts requests per operation, failed ones included; resetStats() 
   const server = await serverFor(t)
   const { endpoint, memoryId } = server
   const client = clientFor(endpoint)
-  t.deepEqual(server.stats(), { requests: NO_REQUESTS, bytesIn: 0, bytesOut: 0 })
+  t.deepEqual(server.stats(), { requests: NO_REQUESTS, bytesIn: 0, bytesOut: 0, throttled: 0, errors: 0 })
 
   const [eventId] = await createEventIds(client, memoryId, [{ a: 1 }])
   const where = { memoryId, actorId: 'actor-1', sessionId: 'session-1' }
@@ -158,7 +158,7 @@ test('stats() counts requests per operation, failed ones included; resetStats() 
   t.deepEqual(stats.requests, { ...NO_REQUESTS, CreateEvent: 1, GetEvent: 3, ListEvents: 1, ListSessions: 1, ListActors: 1, DeleteEvent: 1 })
   t.true(stats.bytesIn > 0 && stats.bytesOut > 0, JSON.stringify(stats))
   server.resetStats()
-  t.deepEqual(server.stats(), { requests: NO_REQUESTS, bytesIn: 0, bytesOut: 0 })
+  t.deepEqual(server.stats(), { requests: NO_REQUESTS, bytesIn: 0, bytesOut: 0, throttled: 0, errors: 0 })
 })
 
 test('/_local/stats reports the counters over HTTP and /_local/stats/reset zeroes them', async (t) => {
@@ -215,7 +215,7 @@ test('throttleRate 1 answers every request with 429 ThrottledException', async (
   const input = blobEvent({ memoryId: server.memoryId, timestamp: T0, blob: {} })
   await rejectsWith(t, client.send(new CreateEventCommand(input)), 'ThrottledException', 429)
   await rejectsWith(t, client.send(new ListActorsCommand({ memoryId: server.memoryId })), 'ThrottledException', 429)
-  t.like(server.stats().requests, { CreateEvent: 1, ListActors: 1 })
+  t.like(server.stats(), { requests: { CreateEvent: 1, ListActors: 1 }, throttled: 2, errors: 0 })
 })
 
 test('errorRate 1 answers every request with 500 ServiceException', async (t) => {
@@ -224,7 +224,7 @@ test('errorRate 1 answers every request with 500 ServiceException', async (t) =>
   const input = blobEvent({ memoryId: server.memoryId, timestamp: T0, blob: {} })
   await rejectsWith(t, client.send(new CreateEventCommand(input)), 'ServiceException', 500)
   await rejectsWith(t, client.send(new ListActorsCommand({ memoryId: server.memoryId })), 'ServiceException', 500)
-  t.like(server.stats().requests, { CreateEvent: 1, ListActors: 1 })
+  t.like(server.stats(), { requests: { CreateEvent: 1, ListActors: 1 }, throttled: 0, errors: 2 })
 })
 
 test('requests must carry a SigV4 Authorization header', async (t) => {

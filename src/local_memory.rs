@@ -42,6 +42,10 @@ pub struct LocalMemoryStats {
     pub requests: HashMap<String, u32>,
     pub bytes_in: f64,
     pub bytes_out: f64,
+    /// Requests answered with 429, injected or for overload.
+    pub throttled: f64,
+    /// Requests answered with an injected 500.
+    pub errors: f64,
 }
 
 /// A running local AgentCore Memory server.
@@ -79,6 +83,8 @@ impl LocalMemoryServer {
                 .collect(),
             bytes_in: stats.bytes_in as f64,
             bytes_out: stats.bytes_out as f64,
+            throttled: stats.throttled as f64,
+            errors: stats.errors as f64,
         })
     }
 
