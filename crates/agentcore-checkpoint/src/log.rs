@@ -148,16 +148,7 @@ impl SessionLog {
 
     /// The newest checkpoint (by id) of the session.
     pub async fn latest(&mut self) -> Result<Option<Arc<CheckpointRecord>>> {
-        loop {
-            if let Some((id, c)) = self.checkpoints.last_key_value() {
-                if self.settled(id) {
-                    return Ok(Some(c.clone()));
-                }
-            }
-            if !self.fetch().await? {
-                return Ok(self.checkpoints.last_key_value().map(|(_, c)| c.clone()));
-            }
-        }
+        self.next_below(None).await
     }
 
     pub async fn checkpoint(&mut self, id: &str) -> Result<Option<Arc<CheckpointRecord>>> {

@@ -207,7 +207,7 @@ async fn serve(
     params: Result<Path<Params>, PathRejection>,
     request: Request,
 ) -> Response {
-    app.counters.request(op, 0);
+    app.counters.request(op);
     let outcome = match params {
         Ok(Path(params)) => admit_and_run(&app, op, &params, request).await,
         Err(_) => Err(ApiError::cannot_parse(

@@ -62,9 +62,8 @@ pub struct Stats {
 }
 
 impl Counters {
-    pub fn request(&self, op: Operation, bytes_in: usize) {
+    pub fn request(&self, op: Operation) {
         self.requests[op as usize].fetch_add(1, Ordering::Relaxed);
-        self.request_bytes(bytes_in);
     }
 
     pub fn request_bytes(&self, bytes_in: usize) {
@@ -116,8 +115,10 @@ mod tests {
     #[test]
     fn counts_and_resets() {
         let c = Counters::default();
-        c.request(Operation::ListEvents, 10);
-        c.request(Operation::ListEvents, 5);
+        c.request(Operation::ListEvents);
+        c.request_bytes(10);
+        c.request(Operation::ListEvents);
+        c.request_bytes(5);
         c.response(7);
         let s = c.snapshot();
         assert_eq!(s.requests["ListEvents"], 2);

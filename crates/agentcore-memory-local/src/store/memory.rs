@@ -139,10 +139,7 @@ impl MemoryStore {
     ) -> Page<Arc<StoredEvent>> {
         let memories = self.lock();
         let Some(session) = memories.get(&key.memory).and_then(|m| m.session(key)) else {
-            return Page {
-                items: vec![],
-                more: false,
-            };
+            return Page::empty();
         };
         let past = cursor.map_or(Bound::Unbounded, Bound::Excluded);
         let events = &session.events;
@@ -173,10 +170,7 @@ impl MemoryStore {
     ) -> Page<SessionSummary> {
         let memories = self.lock();
         let Some(sessions) = memories.get(memory).and_then(|m| m.actors.get(actor)) else {
-            return Page {
-                items: vec![],
-                more: false,
-            };
+            return Page::empty();
         };
         let lower = after.map_or(Bound::Unbounded, Bound::Excluded);
         let items = sessions
@@ -203,10 +197,7 @@ impl MemoryStore {
     ) -> Page<String> {
         let memories = self.lock();
         let Some(memory) = memories.get(memory) else {
-            return Page {
-                items: vec![],
-                more: false,
-            };
+            return Page::empty();
         };
         let lower = after.map_or(Bound::Unbounded, Bound::Excluded);
         let items = memory

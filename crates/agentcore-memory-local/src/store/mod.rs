@@ -66,6 +66,13 @@ pub struct Page<T> {
 }
 
 impl<T> Page<T> {
+    fn empty() -> Self {
+        Self {
+            items: Vec::new(),
+            more: false,
+        }
+    }
+
     /// Cuts `limit + 1` fetched rows to a page.
     fn cut(mut items: Vec<T>, limit: usize) -> Self {
         let more = items.len() > limit;
