@@ -170,6 +170,22 @@ export interface AgentCoreSaverOptions {
   requestTimeoutMs?: number
   /** Timeout of a request with all its retries, in milliseconds; a positive integer. Default `60000`. */
   operationTimeoutMs?: number
+  /**
+   * The largest CreateEvent request to make, in bytes; at least 16384.
+   * A checkpoint or pending write larger than this is split into several
+   * events and becomes visible only once all of them are stored.
+   * Default `1048576` (1 MiB).
+   */
+  maxEventBytes?: number
+  /** Compress stored records with zstd when that makes them smaller. Default `true`. */
+  compress?: boolean
+  /**
+   * Serve `getTuple` of checkpoints this process wrote or read from memory,
+   * with no request. Safe only when this process is the only writer of its
+   * threads (one AgentCore Runtime session per thread, for example): writes
+   * by another process to a thread it has cached are not seen. Default `false`.
+   */
+  cache?: boolean
 }
 
 /**

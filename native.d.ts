@@ -174,7 +174,9 @@ export interface NativeSaverOptions {
   connectTimeoutMs?: number
   requestTimeoutMs?: number
   operationTimeoutMs?: number
-  tableCapacity?: number
+  maxEventBytes?: number
+  compress?: boolean
+  cache?: boolean
 }
 
 export interface NativeTuple {

@@ -215,7 +215,7 @@ function listQuery(config, { limit, before, filter }) {
     throw new RangeError(`AgentCoreSaver.list: limit must be a positive integer, got ${limit}`)
   }
   const beforeId = before?.configurable?.checkpoint_id
-  if (before !== undefined && typeof beforeId !== 'string') {
+  if (before !== undefined && (typeof beforeId !== 'string' || beforeId === '')) {
     throw new TypeError('AgentCoreSaver.list: before must be a config with configurable.checkpoint_id')
   }
   return {

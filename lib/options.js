@@ -14,7 +14,13 @@ const OPTIONS = {
   connectTimeoutMs: 'number',
   requestTimeoutMs: 'number',
   operationTimeoutMs: 'number',
+  maxEventBytes: 'number',
+  compress: 'boolean',
+  cache: 'boolean',
 }
+
+/** The smallest request-size limit: below it, the envelope of each part would not fit. */
+const MIN_EVENT_BYTES = 16 * 1024
 
 function resolveOptions(options) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
@@ -31,11 +37,14 @@ function resolveOptions(options) {
   if (!memoryId) {
     throw new TypeError("AgentCoreSaver: option 'memoryId' is required (or set AGENTCORE_MEMORY_ID)")
   }
-  for (const key of ['maxAttempts', 'connectTimeoutMs', 'requestTimeoutMs', 'operationTimeoutMs']) {
+  for (const key of ['maxAttempts', 'connectTimeoutMs', 'requestTimeoutMs', 'operationTimeoutMs', 'maxEventBytes']) {
     const n = options[key]
     if (n !== undefined && !(Number.isInteger(n) && n > 0)) {
       throw new TypeError(`AgentCoreSaver: option '${key}' must be a positive integer, got ${describe(n)}`)
     }
+  }
+  if (options.maxEventBytes !== undefined && options.maxEventBytes < MIN_EVENT_BYTES) {
+    throw new RangeError(`AgentCoreSaver: option 'maxEventBytes' must be at least ${MIN_EVENT_BYTES}, got ${options.maxEventBytes}`)
   }
   return {
     serde: options.serde,
@@ -50,6 +59,9 @@ function resolveOptions(options) {
       connectTimeoutMs: options.connectTimeoutMs,
       requestTimeoutMs: options.requestTimeoutMs,
       operationTimeoutMs: options.operationTimeoutMs,
+      maxEventBytes: options.maxEventBytes,
+      compress: options.compress,
+      cache: options.cache,
     },
   }
 }

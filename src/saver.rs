@@ -27,7 +27,9 @@ pub struct NativeSaverOptions {
     pub connect_timeout_ms: Option<u32>,
     pub request_timeout_ms: Option<u32>,
     pub operation_timeout_ms: Option<u32>,
-    pub table_capacity: Option<u32>,
+    pub max_event_bytes: Option<u32>,
+    pub compress: Option<bool>,
+    pub cache: Option<bool>,
 }
 
 /// A serialized value: the serializer's type tag and bytes.
@@ -166,12 +168,14 @@ impl NativeSaver {
             attempt_timeout: ms(options.request_timeout_ms, 20_000),
             operation_timeout: ms(options.operation_timeout_ms, 60_000),
         };
-        let saver = core::Saver::new(core::SaverOptions {
-            client,
-            default_actor: options.actor_id.unwrap_or_else(|| "langgraph".into()),
-            table_capacity: options.table_capacity.map_or(4096, |n| n as usize),
-        })
-        .map_err(to_js)?;
+        let actor = options.actor_id.unwrap_or_else(|| "langgraph".into());
+        let mut saver = core::SaverOptions::new(client, actor);
+        if let Some(n) = options.max_event_bytes {
+            saver.max_event_bytes = n as usize;
+        }
+        saver.compress = options.compress.unwrap_or(true);
+        saver.cache = options.cache.unwrap_or(false);
+        let saver = core::Saver::new(saver).map_err(to_js)?;
         Ok(Self {
             inner: Arc::new(saver),
         })

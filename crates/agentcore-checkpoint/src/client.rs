@@ -1,10 +1,14 @@
 //! The AgentCore Memory calls the saver makes, on the official SDK.
 //!
-//! Retries are the SDK's standard mode: exponential backoff with jitter for
-//! throttling, 5xx, modelled-retryable errors (RetryableConflictException),
+//! Retries are the SDK's standard mode: exponential backoff with full jitter
+//! for throttling, 5xx, modelled-retryable errors (RetryableConflictException),
 //! timeouts and dropped connections, bounded by attempts and by a total
-//! operation timeout. Every CreateEvent carries a clientToken, so a retry
-//! after a lost response cannot create a second event.
+//! operation timeout; anything else fails at once. The SDK's default retry
+//! quota (a process-wide token bucket) is replaced by an unlimited one: under
+//! sustained throttling it would stop retrying after a few hundred failures
+//! and fail writes the service would have taken a moment later. Every
+//! CreateEvent carries a clientToken, so a retry after a lost response cannot
+//! create a second event.
 
 use std::time::Duration;
 
@@ -15,6 +19,7 @@ use aws_credential_types::Credentials;
 use aws_sdk_bedrockagentcore::primitives::DateTime;
 use aws_sdk_bedrockagentcore::types::{Event, MetadataValue, PayloadType};
 use aws_sdk_bedrockagentcore::Client;
+use aws_smithy_runtime::client::retries::{RetryPartition, TokenBucket};
 use tokio::sync::OnceCell;
 
 use crate::error::{Error, Result};
@@ -22,6 +27,9 @@ use crate::record::MARKER_KEY;
 
 /// Most events ListEvents returns in one page.
 pub const PAGE_SIZE: i32 = 100;
+/// The first backoff, before jitter; it doubles with each attempt.
+const INITIAL_BACKOFF: Duration = Duration::from_millis(100);
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 #[derive(Debug, Clone)]
 pub struct StaticCredentials {
@@ -230,7 +238,8 @@ async fn connect(o: &ClientOptions) -> Client {
         .retry_config(
             RetryConfig::standard()
                 .with_max_attempts(o.max_attempts)
-                .with_max_backoff(Duration::from_secs(5)),
+                .with_initial_backoff(INITIAL_BACKOFF)
+                .with_max_backoff(MAX_BACKOFF),
         )
         .timeout_config(timeouts);
     if let Some(region) = o.region.clone().or_else(|| local.then(local_region)) {
@@ -253,7 +262,13 @@ async fn connect(o: &ClientOptions) -> Client {
         // environment credentials if set, otherwise placeholders.
         loader = loader.credentials_provider(local_credentials());
     }
-    Client::new(&loader.load().await)
+    let retry_quota = RetryPartition::custom("langgraph-checkpoint-agentcore")
+        .token_bucket(TokenBucket::unlimited())
+        .build();
+    let config = aws_sdk_bedrockagentcore::config::Builder::from(&loader.load().await)
+        .retry_partition(retry_quota)
+        .build();
+    Client::from_conf(config)
 }
 
 fn local_region() -> String {

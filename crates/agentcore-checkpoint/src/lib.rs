@@ -2,13 +2,14 @@
 //! layout, the encoding, the AgentCore client, pagination and retries.
 //! The Node addon converts types to and from this crate and nothing else.
 
+mod chunks;
 mod client;
 mod error;
 mod ids;
+mod known;
 mod log;
 mod record;
 mod saver;
-mod tables;
 mod writes;
 
 pub use client::{effective_endpoint, is_loopback, ClientOptions, StaticCredentials};
@@ -16,6 +17,6 @@ pub use error::{Error, Result};
 pub use record::{ChannelValue, Typed, WriteEntry};
 pub use saver::{
     check_memory_id, ChannelHistory, ListCursor, ListQuery, Place, PutRequest, Read, Saver,
-    SaverOptions, Tuple, WritesRequest,
+    SaverOptions, Tuple, WritesRequest, CARRY_BYTES, DEFAULT_KNOWN_BYTES, DEFAULT_MAX_EVENT_BYTES,
 };
 pub use writes::PendingWrite;

@@ -16,10 +16,11 @@ use std::sync::Arc;
 
 use aws_sdk_bedrockagentcore::types::Event;
 
+use crate::chunks::Assembler;
 use crate::client::MemoryClient;
 use crate::error::Result;
 use crate::ids::uuid6_millis;
-use crate::record::{self, CheckpointRecord, Record, Typed, WritesRecord};
+use crate::record::{self, CheckpointRecord, Item, Record, Typed, WritesRecord};
 
 pub struct SessionLog {
     client: Arc<MemoryClient>,
@@ -33,6 +34,8 @@ pub struct SessionLog {
     newest_first: bool,
     last_ms: Option<i64>,
     oldest_ms: Option<i64>,
+    newest_ms: Option<i64>,
+    assembler: Assembler,
     checkpoints: BTreeMap<String, Arc<CheckpointRecord>>,
     writes: HashMap<String, Vec<Arc<WritesRecord>>>,
     values: HashMap<(String, String), Typed>,
@@ -59,6 +62,8 @@ impl SessionLog {
             newest_first: true,
             last_ms: None,
             oldest_ms: None,
+            newest_ms: None,
+            assembler: Assembler::default(),
             checkpoints: BTreeMap::new(),
             writes: HashMap::new(),
             values: HashMap::new(),
@@ -95,11 +100,24 @@ impl SessionLog {
         }
         self.last_ms = Some(ms);
         self.oldest_ms = Some(self.oldest_ms.map_or(ms, |o| o.min(ms)));
+        self.newest_ms = Some(self.newest_ms.map_or(ms, |n| n.max(ms)));
         for item in event.payload() {
-            match record::decode(item) {
-                Ok(r) if self.belongs(&r) => self.index(r),
-                Ok(_) => self.skip(event, "a record of another thread or namespace"),
-                Err(why) => self.skip(event, &why.to_string()),
+            let whole = match record::decode(item) {
+                Ok(Item::Record(r)) => Some(Ok(r)),
+                Ok(Item::Part { key, index, data }) => self.assembler.part(key, index, data),
+                Ok(Item::Head {
+                    key,
+                    encoding,
+                    parts,
+                    sha256,
+                }) => self.assembler.head(key, encoding, parts, sha256),
+                Err(why) => Some(Err(why)),
+            };
+            match whole {
+                Some(Ok(r)) if self.belongs(&r) => self.index(r),
+                Some(Ok(_)) => self.skip(event, "a record of another thread or namespace"),
+                Some(Err(why)) => self.skip(event, &why.to_string()),
+                None => {}
             }
         }
     }
@@ -146,6 +164,25 @@ impl SessionLog {
                     .is_some_and(|floor| self.oldest_ms.is_some_and(|oldest| oldest < floor)))
     }
 
+    /// The time of the newest event read so far.
+    pub fn newest_ms(&self) -> Option<i64> {
+        self.newest_ms
+    }
+
+    /// Reads until every event from `since_ms` on has been seen, if the pages
+    /// prove it (newest first); false if they cannot.
+    pub async fn read_since(&mut self, since_ms: i64) -> Result<bool> {
+        loop {
+            if !self.newest_first {
+                return Ok(false);
+            }
+            if self.exhausted || self.oldest_ms.is_some_and(|oldest| oldest < since_ms) {
+                return Ok(true);
+            }
+            self.fetch().await?;
+        }
+    }
+
     /// The newest checkpoint (by id) of the session.
     pub async fn latest(&mut self) -> Result<Option<Arc<CheckpointRecord>>> {
         self.next_below(None).await
@@ -186,6 +223,11 @@ impl SessionLog {
             .range::<str, _>((Bound::Unbounded, upper))
             .next_back()
             .map(|(_, c)| c.clone())
+    }
+
+    /// The write records of the checkpoint `id` read so far.
+    pub fn writes_seen(&self, id: &str) -> Vec<Arc<WritesRecord>> {
+        self.writes.get(id).cloned().unwrap_or_default()
     }
 
     /// Every write record of the checkpoint `id`.

@@ -1,8 +1,11 @@
 //! What the saver stores in an event: one `blob` payload item per record,
 //! `{"lgc": 1, "enc": "msgpack", "data": base64}`, where `data` is the record
-//! in MessagePack. Values are kept as the serializer's `[type, bytes]` pair,
-//! untouched. Anything else in a session (conversational events, other
-//! tools' blobs, truncated data) is recognised as foreign and skipped.
+//! in MessagePack, compressed with zstd (`"enc": "msgpack+zstd"`) when that
+//! pays. Values are kept as the serializer's `[type, bytes]` pair, untouched.
+//! A record too large for one event is split (see `chunks`): `part` items
+//! carry its slices and a `head` item, written last, says how to join them.
+//! Anything else in a session (conversational events, other tools' blobs,
+//! truncated data) is recognised as foreign and skipped.
 
 use std::collections::HashMap;
 
@@ -16,8 +19,40 @@ use serde::{Deserialize, Serialize};
 const FORMAT_KEY: &str = "lgc";
 const FORMAT_VERSION: u64 = 1;
 const ENCODING_KEY: &str = "enc";
-const MSGPACK: &str = "msgpack";
 const DATA_KEY: &str = "data";
+const PART_KEY: &str = "part";
+const PARTS_KEY: &str = "parts";
+const SPLIT_KEY: &str = "key";
+const DIGEST_KEY: &str = "sha256";
+
+/// Records smaller than this are not worth compressing.
+const COMPRESS_MIN: usize = 512;
+/// zstd's default level: fast, and most of the gain on JSON-like values.
+const ZSTD_LEVEL: i32 = 3;
+
+/// How a record's bytes are encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    Msgpack,
+    MsgpackZstd,
+}
+
+impl Encoding {
+    fn name(self) -> &'static str {
+        match self {
+            Encoding::Msgpack => "msgpack",
+            Encoding::MsgpackZstd => "msgpack+zstd",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "msgpack" => Some(Encoding::Msgpack),
+            "msgpack+zstd" => Some(Encoding::MsgpackZstd),
+            _ => None,
+        }
+    }
+}
 
 /// A value as the serializer produced it: its type tag and bytes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -142,21 +177,118 @@ impl Record {
     }
 }
 
-pub fn encode(record: &Record) -> PayloadType {
+/// A record encoded, ready to be stored whole or split.
+#[derive(Debug, Clone)]
+pub struct Packed {
+    pub encoding: Encoding,
+    pub bytes: Vec<u8>,
+}
+
+impl Packed {
+    /// Bytes of the blob once base64-encoded: what counts toward a request.
+    pub fn stored_len(&self) -> usize {
+        self.bytes.len().div_ceil(3) * 4
+    }
+}
+
+pub fn pack(record: &Record, compress: bool) -> Packed {
     let bytes = rmp_serde::to_vec_named(record).expect("records serialise");
-    let object: HashMap<String, Document> = [
-        (FORMAT_KEY.to_string(), Document::from(FORMAT_VERSION)),
-        (ENCODING_KEY.to_string(), Document::String(MSGPACK.into())),
+    if compress && bytes.len() >= COMPRESS_MIN {
+        if let Ok(small) = zstd::bulk::compress(&bytes, ZSTD_LEVEL) {
+            // Only when it saves at least a tenth: not worth a decode step otherwise.
+            if small.len() * 10 <= bytes.len() * 9 {
+                return Packed {
+                    encoding: Encoding::MsgpackZstd,
+                    bytes: small,
+                };
+            }
+        }
+    }
+    Packed {
+        encoding: Encoding::Msgpack,
+        bytes,
+    }
+}
+
+pub fn unpack(encoding: Encoding, bytes: &[u8]) -> Result<Record, Foreign> {
+    let plain;
+    let bytes = match encoding {
+        Encoding::Msgpack => bytes,
+        Encoding::MsgpackZstd => {
+            plain = zstd::stream::decode_all(bytes).map_err(|_| Foreign::Corrupt("bad zstd"))?;
+            &plain
+        }
+    };
+    rmp_serde::from_slice(bytes).map_err(|_| Foreign::Corrupt("bad record"))
+}
+
+/// A record stored whole in one payload item.
+pub fn whole(packed: &Packed) -> PayloadType {
+    blob([
         (
-            DATA_KEY.to_string(),
-            Document::String(STANDARD.encode(bytes)),
+            ENCODING_KEY,
+            Document::String(packed.encoding.name().into()),
         ),
-    ]
-    .into();
+        (DATA_KEY, Document::String(STANDARD.encode(&packed.bytes))),
+    ])
+}
+
+/// One slice of a split record.
+pub fn part(key: &str, index: usize, slice: &[u8]) -> PayloadType {
+    blob([
+        (SPLIT_KEY, Document::String(key.into())),
+        (PART_KEY, Document::from(index as u64)),
+        (DATA_KEY, Document::String(STANDARD.encode(slice))),
+    ])
+}
+
+/// The item that completes a split record: its encoding, how many parts
+/// and the digest of their joined bytes.
+pub fn head(key: &str, packed: &Packed, parts: usize) -> PayloadType {
+    blob([
+        (SPLIT_KEY, Document::String(key.into())),
+        (
+            ENCODING_KEY,
+            Document::String(packed.encoding.name().into()),
+        ),
+        (PARTS_KEY, Document::from(parts as u64)),
+        (DIGEST_KEY, Document::String(digest_hex(&packed.bytes))),
+    ])
+}
+
+fn blob<const N: usize>(fields: [(&str, Document); N]) -> PayloadType {
+    let mut object: HashMap<String, Document> =
+        [(FORMAT_KEY.to_string(), Document::from(FORMAT_VERSION))].into();
+    object.extend(fields.into_iter().map(|(k, v)| (k.to_string(), v)));
     PayloadType::Blob(Document::Object(object))
 }
 
-pub fn decode(item: &PayloadType) -> Result<Record, Foreign> {
+pub fn digest_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// What one of the saver's payload items holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    Record(Record),
+    Part {
+        key: String,
+        index: usize,
+        data: Bytes,
+    },
+    Head {
+        key: String,
+        encoding: Encoding,
+        parts: usize,
+        sha256: String,
+    },
+}
+
+pub fn decode(item: &PayloadType) -> Result<Item, Foreign> {
     let PayloadType::Blob(Document::Object(object)) = item else {
         return Err(if matches!(item, PayloadType::Blob(_)) {
             Foreign::NotOurs
@@ -164,24 +296,47 @@ pub fn decode(item: &PayloadType) -> Result<Record, Foreign> {
             Foreign::NotBlob
         });
     };
-    let version = object.get(FORMAT_KEY).and_then(|d| match d {
-        Document::Number(n) => n.to_f64_lossy().into(),
-        _ => None,
-    });
-    if version != Some(FORMAT_VERSION as f64) {
+    if number(object, FORMAT_KEY) != Some(FORMAT_VERSION) {
         return Err(Foreign::NotOurs);
     }
-    if object.get(ENCODING_KEY).and_then(Document::as_string) != Some(MSGPACK) {
-        return Err(Foreign::Corrupt("unknown encoding"));
+    let text = |key| object.get(key).and_then(Document::as_string);
+    let data = || {
+        let data = text(DATA_KEY).ok_or(Foreign::Corrupt("no data"))?;
+        STANDARD
+            .decode(data)
+            .map_err(|_| Foreign::Corrupt("bad base64"))
+    };
+    let encoding = || {
+        text(ENCODING_KEY)
+            .and_then(Encoding::from_name)
+            .ok_or(Foreign::Corrupt("unknown encoding"))
+    };
+    match (text(SPLIT_KEY), number(object, PART_KEY)) {
+        (Some(key), Some(index)) => Ok(Item::Part {
+            key: key.to_string(),
+            index: index as usize,
+            data: data()?.into(),
+        }),
+        (Some(key), None) => Ok(Item::Head {
+            key: key.to_string(),
+            encoding: encoding()?,
+            parts: number(object, PARTS_KEY).ok_or(Foreign::Corrupt("no part count"))? as usize,
+            sha256: text(DIGEST_KEY)
+                .ok_or(Foreign::Corrupt("no digest"))?
+                .to_string(),
+        }),
+        _ => Ok(Item::Record(unpack(encoding()?, &data()?)?)),
     }
-    let data = object
-        .get(DATA_KEY)
-        .and_then(Document::as_string)
-        .ok_or(Foreign::Corrupt("no data"))?;
-    let bytes = STANDARD
-        .decode(data)
-        .map_err(|_| Foreign::Corrupt("bad base64"))?;
-    rmp_serde::from_slice(&bytes).map_err(|_| Foreign::Corrupt("bad record"))
+}
+
+fn number(object: &HashMap<String, Document>, key: &str) -> Option<u64> {
+    match object.get(key) {
+        Some(Document::Number(n)) => {
+            let f = n.to_f64_lossy();
+            (f >= 0.0 && f.fract() == 0.0).then_some(f as u64)
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -211,7 +366,13 @@ mod tests {
                 value: typed("bytes", &[0, 255, 1]),
             }],
         });
-        assert_eq!(decode(&encode(&record)).unwrap(), record);
+        for compress in [false, true] {
+            let packed = pack(&record, compress);
+            assert_eq!(
+                decode(&whole(&packed)).unwrap(),
+                Item::Record(record.clone())
+            );
+        }
     }
 
     #[test]

@@ -2,41 +2,72 @@
 //!
 //! Layout: a thread's namespace is one session (see `ids`). A put is one
 //! CreateEvent holding the checkpoint record; a putWrites is one CreateEvent
-//! holding a writes record. Event timestamps are at least the time in the
-//! checkpoint id, which lets a reader stop at the first page that proves it
-//! has everything (see `log`).
+//! holding a writes record; a record too large for one request is split
+//! (see `chunks`). Event timestamps are at least the time in the checkpoint
+//! id, which lets a reader stop at the first page that proves it has
+//! everything (see `log`).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use aws_sdk_bedrockagentcore::types::PayloadType;
 use futures::{StreamExt, TryStreamExt};
 use sha2::{Digest, Sha256};
 
+use crate::chunks;
 use crate::client::{ClientOptions, MemoryClient};
 use crate::error::{Error, Result};
 use crate::ids::{self, uuid6_millis};
+use crate::known::{Key, Known, KnownCheckpoints, Scope};
 use crate::log::SessionLog;
 use crate::record::{
     self, ChannelValue, CheckpointRecord, Record, Typed, WriteEntry, WritesRecord,
 };
-use crate::tables::{TableKey, Tables};
 use crate::writes::{self, PendingWrite};
 
 /// The channel of pending sends in checkpoints before v4.
 const TASKS: &str = "__pregel_tasks";
 /// DeleteEvent calls in flight at once.
 const DELETE_CONCURRENCY: usize = 8;
+/// CreateEvent calls in flight at once for the parts of one split record.
+const PART_CONCURRENCY: usize = 4;
+/// The marker of a split record's parts (see `record::MARKER_KEY`).
+const PART_MARKER: &str = "part";
+/// Unchanged values a put carries from its parent, at most, so that the
+/// newest checkpoint of a state this size reads in one request. Larger
+/// unchanged values stay in the event that wrote them.
+pub const CARRY_BYTES: usize = 256 * 1024;
+pub const DEFAULT_MAX_EVENT_BYTES: usize = 1024 * 1024;
+pub const DEFAULT_KNOWN_BYTES: usize = 64 * 1024 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct SaverOptions {
     pub client: ClientOptions,
     /// The actor used when a config names none.
     pub default_actor: String,
-    /// Checkpoints whose value locations are remembered.
-    pub table_capacity: usize,
+    /// The largest CreateEvent request to make; larger records are split.
+    pub max_event_bytes: usize,
+    /// Compress records with zstd when that makes them smaller.
+    pub compress: bool,
+    /// Serve reads of checkpoints this process knows from memory, trusting
+    /// it to be the only writer of its threads.
+    pub cache: bool,
+    /// Bytes of recent checkpoints kept in process.
+    pub known_bytes: usize,
+}
+
+impl SaverOptions {
+    pub fn new(client: ClientOptions, default_actor: impl Into<String>) -> Self {
+        Self {
+            client,
+            default_actor: default_actor.into(),
+            max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
+            compress: true,
+            cache: false,
+            known_bytes: DEFAULT_KNOWN_BYTES,
+        }
+    }
 }
 
 /// Where a checkpoint lives.
@@ -113,17 +144,29 @@ pub struct Read<T> {
 pub struct Saver {
     client: Arc<MemoryClient>,
     default_actor: String,
-    tables: Tables,
+    known: KnownCheckpoints,
+    max_event_bytes: usize,
+    compress: bool,
+    cache: bool,
 }
 
 impl Saver {
     pub fn new(options: SaverOptions) -> Result<Self> {
         check_memory_id(&options.client.memory_id)?;
         check_id("actorId", &options.default_actor)?;
+        if options.max_event_bytes < chunks::MIN_EVENT_BYTES {
+            return Err(Error::invalid(
+                "maxEventBytes",
+                format!("must be at least {}", chunks::MIN_EVENT_BYTES),
+            ));
+        }
         Ok(Self {
             client: Arc::new(MemoryClient::new(options.client)),
             default_actor: options.default_actor,
-            tables: Tables::new(options.table_capacity),
+            known: KnownCheckpoints::new(options.known_bytes),
+            max_event_bytes: options.max_event_bytes,
+            compress: options.compress,
+            cache: options.cache,
         })
     }
 
@@ -133,6 +176,14 @@ impl Saver {
 
     fn actor<'a>(&'a self, place: &'a Place) -> &'a str {
         place.actor.as_deref().unwrap_or(&self.default_actor)
+    }
+
+    fn scope(&self, place: &Place) -> Scope {
+        Scope {
+            actor: self.actor(place).to_string(),
+            thread_id: place.thread_id.clone(),
+            checkpoint_ns: place.checkpoint_ns.clone(),
+        }
     }
 
     fn log_for(&self, place: &Place) -> SessionLog {
@@ -148,10 +199,10 @@ impl Saver {
     pub async fn put(&self, req: PutRequest) -> Result<()> {
         check_place(&req.place)?;
         check_id("checkpoint.id", &req.checkpoint_id)?;
-        let actor = self.actor(&req.place).to_string();
-        let values = self.with_carried_values(&actor, &req);
+        let scope = self.scope(&req.place);
+        let (stored, full) = self.values_to_store(&scope, &req);
         let record = CheckpointRecord {
-            actor: actor.clone(),
+            actor: scope.actor.clone(),
             thread_id: req.place.thread_id.clone(),
             checkpoint_ns: req.place.checkpoint_ns.clone(),
             checkpoint_id: req.checkpoint_id.clone(),
@@ -161,57 +212,93 @@ impl Saver {
             metadata: req.metadata,
             filterable: req.filterable,
             versions: req.versions,
-            values: values.clone(),
+            values: stored,
         };
         let at = event_time(&req.checkpoint_id);
-        self.create(
-            &actor,
-            &req.place,
-            at,
-            "checkpoint",
-            &[&req.checkpoint_id],
-            Record::Checkpoint(record),
-        )
-        .await?;
-        self.tables
-            .put(table_key(&actor, &req.place, &req.checkpoint_id), values);
+        let record = Record::Checkpoint(record);
+        self.create(&scope.actor, &req.place, at, &[&req.checkpoint_id], &record)
+            .await?;
+        let (Record::Checkpoint(record), Some(values)) = (record, full) else {
+            return Ok(());
+        };
+        // Every event about this checkpoint is at least as new as its id.
+        let synced_ms = uuid6_millis(&req.checkpoint_id).unwrap_or(0);
+        let key = Key {
+            scope,
+            checkpoint_id: req.checkpoint_id,
+        };
+        let known = Known {
+            record: Arc::new(record),
+            values: Arc::new(values),
+            writes: Vec::new(),
+            synced_ms,
+        };
+        self.known.put(key, known);
         Ok(())
     }
 
-    /// The new values, plus the parent's values of unchanged channels when
-    /// this process knows them.
-    fn with_carried_values(&self, actor: &str, req: &PutRequest) -> Vec<ChannelValue> {
-        let mut values = req.new_values.clone();
-        let parent = req
-            .parent_id
-            .as_ref()
-            .and_then(|p| self.tables.get(&table_key(actor, &req.place, p)));
-        if let Some(parent) = parent {
-            let changed: HashSet<&str> =
-                req.new_values.iter().map(|v| v.channel.as_str()).collect();
-            for (channel, version) in &req.versions {
-                if changed.contains(channel.as_str()) {
-                    continue;
-                }
-                if let Some(v) = parent
+    /// The values to store with a checkpoint: the new ones, plus the
+    /// parent's unchanged ones up to `CARRY_BYTES`, smallest first. Also
+    /// every channel's value, when this process knows them all.
+    fn values_to_store(
+        &self,
+        scope: &Scope,
+        req: &PutRequest,
+    ) -> (Vec<ChannelValue>, Option<Vec<ChannelValue>>) {
+        let mut stored = req.new_values.clone();
+        let parent = req.parent_id.as_ref().and_then(|p| {
+            self.known.get(&Key {
+                scope: scope.clone(),
+                checkpoint_id: p.clone(),
+            })
+        });
+        let changed: HashSet<&str> = req.new_values.iter().map(|v| v.channel.as_str()).collect();
+        let mut unchanged = Vec::new();
+        let mut complete = true;
+        for (channel, version) in &req.versions {
+            if changed.contains(channel.as_str()) {
+                continue;
+            }
+            let found = parent.as_ref().and_then(|p| {
+                p.values
                     .iter()
                     .find(|v| &v.channel == channel && &v.version == version)
-                {
-                    values.push(v.clone());
-                }
+            });
+            match found {
+                Some(v) => unchanged.push(v.clone()),
+                None => complete = false,
             }
         }
-        values
+        // In `versions` order, as a read rebuilds them.
+        let full = complete.then(|| {
+            req.versions
+                .iter()
+                .filter_map(|(channel, _)| {
+                    let mut all = stored.iter().chain(&unchanged);
+                    all.find(|v| &v.channel == channel).cloned()
+                })
+                .collect()
+        });
+        unchanged.sort_by_key(|v| v.value.data.len());
+        let mut budget = CARRY_BYTES;
+        for v in unchanged {
+            let Some(left) = budget.checked_sub(v.value.data.len()) else {
+                break;
+            };
+            budget = left;
+            stored.push(v);
+        }
+        (stored, full)
     }
 
     pub async fn put_writes(&self, req: WritesRequest) -> Result<()> {
         check_place(&req.place)?;
         check_id("checkpoint_id", &req.checkpoint_id)?;
         check_id("taskId", &req.task_id)?;
-        let actor = self.actor(&req.place).to_string();
+        let scope = self.scope(&req.place);
         let seq = next_seq();
         let record = WritesRecord {
-            actor: actor.clone(),
+            actor: scope.actor.clone(),
             thread_id: req.place.thread_id.clone(),
             checkpoint_ns: req.place.checkpoint_ns.clone(),
             checkpoint_id: req.checkpoint_id.clone(),
@@ -226,38 +313,68 @@ impl Saver {
             req.task_id.as_str(),
             &seq.to_string(),
         ];
-        self.create(
-            &actor,
-            &req.place,
-            at,
-            "writes",
-            &identity,
-            Record::Writes(record),
-        )
-        .await
+        let record = Record::Writes(record);
+        self.create(&scope.actor, &req.place, at, &identity, &record)
+            .await?;
+        let Record::Writes(record) = record else {
+            unreachable!("a writes record")
+        };
+        let key = Key {
+            scope,
+            checkpoint_id: req.checkpoint_id,
+        };
+        self.known.add_writes(&key, record);
+        Ok(())
     }
 
+    /// Stores a record: one event, or its parts and then its head.
     async fn create(
         &self,
         actor: &str,
         place: &Place,
         at: i64,
-        kind: &str,
         identity: &[&str],
-        record: Record,
+        record: &Record,
     ) -> Result<()> {
         let actor_id = ids::actor_id(actor);
         let session = ids::session_id(&place.thread_id, &place.checkpoint_ns);
         // Deterministic for this call, so the SDK's retries of it are
         // idempotent; the event time makes a later, separate call distinct.
+        let kind = record.kind();
         let mut parts = vec![kind, actor_id.as_str(), session.as_str()];
         parts.extend_from_slice(identity);
         let at_text = at.to_string();
         parts.push(&at_text);
         let token = client_token(&parts);
-        let payload: Vec<PayloadType> = vec![record::encode(&record)];
-        self.client
-            .create_event(&actor_id, &session, at, payload, record.kind(), token)
+        let packed = record::pack(record, self.compress);
+        let client = &self.client;
+        if chunks::fits(&packed, self.max_event_bytes) {
+            let payload = vec![record::whole(&packed)];
+            return client
+                .create_event(&actor_id, &session, at, payload, kind, token)
+                .await
+                .map(|_| ());
+        }
+        let slices = chunks::split(&packed, self.max_event_bytes);
+        let count = slices.len();
+        let (actor_id, session, token, slices) = (&actor_id, &session, &token, &slices);
+        // Indices, not slices, cross into the futures: their payloads are
+        // built as each is sent, so at most PART_CONCURRENCY are encoded at once.
+        futures::stream::iter(0..count)
+            .map(|i| async move {
+                let part_token = client_token(&[token, PART_MARKER, &i.to_string()]);
+                let payload = vec![record::part(token, i, slices[i])];
+                client
+                    .create_event(actor_id, session, at, payload, PART_MARKER, part_token)
+                    .await
+            })
+            .buffer_unordered(PART_CONCURRENCY)
+            .try_collect::<Vec<_>>()
+            .await?;
+        // Last: until the head is stored, readers ignore the parts.
+        let payload = vec![record::head(token, &packed, count)];
+        client
+            .create_event(actor_id, session, at, payload, kind, token.clone())
             .await
             .map(|_| ())
     }
@@ -268,7 +385,32 @@ impl Saver {
         checkpoint_id: Option<String>,
     ) -> Result<Read<Option<Tuple>>> {
         check_place(&place)?;
+        let scope = self.scope(&place);
+        let known = match &checkpoint_id {
+            Some(id) => self.known.get(&Key {
+                scope: scope.clone(),
+                checkpoint_id: id.clone(),
+            }),
+            None if self.cache => self.known.newest(&scope),
+            None => None,
+        };
+        // Checkpoints before v4 need their parent's writes: the full path.
+        let known = known.filter(|k| k.record.v >= 4);
         let mut log = self.log_for(&place);
+        if let Some(known) = known {
+            if self.cache {
+                return Ok(Read {
+                    value: Some(tuple_of(&known, writes::resolve(&known.writes))),
+                    skipped: Vec::new(),
+                });
+            }
+            if let Some(tuple) = self.refresh(&mut log, known).await? {
+                return Ok(Read {
+                    value: Some(tuple),
+                    skipped: log.skipped,
+                });
+            }
+        }
         let found = match &checkpoint_id {
             Some(id) => log.checkpoint(id).await?,
             None => log.latest().await?,
@@ -283,11 +425,45 @@ impl Saver {
         })
     }
 
+    /// A known checkpoint's tuple, reading only the events written since
+    /// this process last saw its writes; `None` if the pages cannot prove
+    /// they cover that span (they are not newest first).
+    async fn refresh(&self, log: &mut SessionLog, known: Known) -> Result<Option<Tuple>> {
+        if !log.read_since(known.synced_ms).await? {
+            return Ok(None);
+        }
+        let id = known.record.checkpoint_id.clone();
+        let mut all = known.writes.clone();
+        all.extend(log.writes_seen(&id));
+        let fresh = Known {
+            writes: dedup(all),
+            synced_ms: log.newest_ms().unwrap_or(known.synced_ms),
+            ..known
+        };
+        let tuple = tuple_of(&fresh, writes::resolve(&fresh.writes));
+        self.known.put(
+            Key {
+                scope: self.scope(&place_of(&fresh.record)),
+                checkpoint_id: id,
+            },
+            fresh,
+        );
+        Ok(Some(tuple))
+    }
+
     /// A checkpoint's tuple: values rebuilt from its channel versions,
     /// pending writes, and pending sends to migrate.
     async fn assemble(&self, log: &mut SessionLog, c: Arc<CheckpointRecord>) -> Result<Tuple> {
-        let values = rebuild_values(log, &c).await?;
-        let pending_writes = writes::resolve(&log.writes(&c.checkpoint_id).await?);
+        let place = place_of(&c);
+        let parent = c.parent_id.as_ref().and_then(|p| {
+            self.known.get(&Key {
+                scope: self.scope(&place),
+                checkpoint_id: p.clone(),
+            })
+        });
+        let values = rebuild_values(log, &c, parent.as_ref()).await?;
+        let recorded = log.writes(&c.checkpoint_id).await?;
+        let pending_writes = writes::resolve(&recorded);
         let pending_sends = match (&c.parent_id, c.v < 4) {
             (Some(parent), true) => Some(
                 writes::resolve(&log.writes(parent).await?)
@@ -298,30 +474,20 @@ impl Saver {
             ),
             _ => None,
         };
-        let place = Place {
-            actor: Some(c.actor.clone()),
-            thread_id: c.thread_id.clone(),
-            checkpoint_ns: c.checkpoint_ns.clone(),
+        let known = Known {
+            record: c.clone(),
+            values: Arc::new(values),
+            writes: recorded,
+            synced_ms: log.newest_ms().unwrap_or(0),
         };
-        self.tables.put(
-            table_key(&c.actor, &place, &c.checkpoint_id),
-            values.clone(),
-        );
-        Ok(Tuple {
-            actor: c.actor.clone(),
-            thread_id: c.thread_id.clone(),
-            checkpoint_ns: c.checkpoint_ns.clone(),
+        let mut tuple = tuple_of(&known, pending_writes);
+        tuple.pending_sends = pending_sends;
+        let key = Key {
+            scope: self.scope(&place),
             checkpoint_id: c.checkpoint_id.clone(),
-            parent_id: c.parent_id.clone(),
-            checkpoint: c.checkpoint.clone(),
-            metadata: c.metadata.clone(),
-            values: values
-                .into_iter()
-                .filter(|v| !v.value.is_empty_marker())
-                .collect(),
-            pending_writes,
-            pending_sends,
-        })
+        };
+        self.known.put(key, known);
+        Ok(tuple)
     }
 
     pub fn list(self: &Arc<Self>, query: ListQuery) -> Result<ListCursor> {
@@ -353,7 +519,7 @@ impl Saver {
                 self.delete_session(&actor_id, session).await?;
             }
         }
-        self.tables.forget_thread(thread_id);
+        self.known.forget_thread(thread_id);
         Ok(())
     }
 
@@ -412,7 +578,7 @@ impl Saver {
                     collected.entry(w.channel.clone()).or_default().push(w);
                 }
             }
-            let values = rebuild_values(&mut log, &ancestor).await?;
+            let values = rebuild_values(&mut log, &ancestor, None).await?;
             for v in values.into_iter().filter(|v| !v.value.is_empty_marker()) {
                 if remaining.remove(&v.channel) {
                     seeds.insert(v.channel, v.value);
@@ -489,6 +655,8 @@ impl ListCursor {
             self.query.thread_id.clone(),
             self.query.checkpoint_ns.clone(),
         ));
+        // `before` is a bound on ids, as LangGraph's savers treat it: the
+        // conformance suite lists one thread before another thread's id.
         self.below = self.query.before.clone();
         Ok(true)
     }
@@ -535,14 +703,23 @@ fn wanted(query: &ListQuery, c: &CheckpointRecord) -> bool {
         && matches_filter(&c.filterable, &query.filter)
 }
 
-async fn rebuild_values(log: &mut SessionLog, c: &CheckpointRecord) -> Result<Vec<ChannelValue>> {
+/// Every channel's value at a checkpoint (empty markers included): those
+/// stored with it, else its parent's when this process knows them, else
+/// from older events of the log.
+async fn rebuild_values(
+    log: &mut SessionLog,
+    c: &CheckpointRecord,
+    parent: Option<&Known>,
+) -> Result<Vec<ChannelValue>> {
     let mut values = Vec::with_capacity(c.versions.len());
     for (channel, version) in &c.versions {
-        let inline = c
+        let at = |v: &&ChannelValue| &v.channel == channel && &v.version == version;
+        let near = c
             .values
             .iter()
-            .find(|v| &v.channel == channel && &v.version == version);
-        let value = match inline {
+            .find(at)
+            .or_else(|| parent.and_then(|p| p.values.iter().find(at)));
+        let value = match near {
             Some(v) => Some(v.value.clone()),
             None => log.value(channel, version).await?,
         };
@@ -557,6 +734,44 @@ async fn rebuild_values(log: &mut SessionLog, c: &CheckpointRecord) -> Result<Ve
     Ok(values)
 }
 
+/// The tuple of a checkpoint whose values are all known.
+fn tuple_of(known: &Known, pending_writes: Vec<PendingWrite>) -> Tuple {
+    let c = &known.record;
+    Tuple {
+        actor: c.actor.clone(),
+        thread_id: c.thread_id.clone(),
+        checkpoint_ns: c.checkpoint_ns.clone(),
+        checkpoint_id: c.checkpoint_id.clone(),
+        parent_id: c.parent_id.clone(),
+        checkpoint: c.checkpoint.clone(),
+        metadata: c.metadata.clone(),
+        values: known
+            .values
+            .iter()
+            .filter(|v| !v.value.is_empty_marker())
+            .cloned()
+            .collect(),
+        pending_writes,
+        pending_sends: None,
+    }
+}
+
+fn place_of(c: &CheckpointRecord) -> Place {
+    Place {
+        actor: Some(c.actor.clone()),
+        thread_id: c.thread_id.clone(),
+        checkpoint_ns: c.checkpoint_ns.clone(),
+    }
+}
+
+/// Write records without repeats: the same record may be known from this
+/// process and read again from the log.
+fn dedup(mut records: Vec<Arc<WritesRecord>>) -> Vec<Arc<WritesRecord>> {
+    let mut seen = HashSet::new();
+    records.retain(|w| seen.insert((w.task_id.clone(), w.seq)));
+    records
+}
+
 fn matches_filter(filterable: &str, filter: &serde_json::Map<String, serde_json::Value>) -> bool {
     if filter.is_empty() {
         return true;
@@ -567,15 +782,6 @@ fn matches_filter(filterable: &str, filter: &serde_json::Map<String, serde_json:
         return false;
     };
     filter.iter().all(|(k, v)| fields.get(k) == Some(v))
-}
-
-fn table_key(actor: &str, place: &Place, checkpoint_id: &str) -> TableKey {
-    TableKey {
-        actor: actor.to_string(),
-        thread_id: place.thread_id.clone(),
-        checkpoint_ns: place.checkpoint_ns.clone(),
-        checkpoint_id: checkpoint_id.to_string(),
-    }
 }
 
 fn now_ms() -> i64 {

@@ -32,21 +32,28 @@ pub async fn fixture_with(options: Options) -> Fixture {
 }
 
 pub fn saver_for(endpoint: &str, memory_id: &str) -> Saver {
-    Saver::new(SaverOptions {
-        client: ClientOptions {
-            memory_id: memory_id.to_string(),
-            region: None,
-            endpoint: Some(endpoint.to_string()),
-            credentials: None,
-            max_attempts: 3,
-            connect_timeout: Duration::from_secs(2),
-            attempt_timeout: Duration::from_secs(10),
-            operation_timeout: Duration::from_secs(30),
-        },
-        default_actor: "tester".into(),
-        table_capacity: 1024,
-    })
-    .expect("valid options")
+    saver_with(endpoint, memory_id, |_| {})
+}
+
+/// A saver with options changed from the test defaults by `change`.
+pub fn saver_with(
+    endpoint: &str,
+    memory_id: &str,
+    change: impl FnOnce(&mut SaverOptions),
+) -> Saver {
+    let client = ClientOptions {
+        memory_id: memory_id.to_string(),
+        region: None,
+        endpoint: Some(endpoint.to_string()),
+        credentials: None,
+        max_attempts: 3,
+        connect_timeout: Duration::from_secs(2),
+        attempt_timeout: Duration::from_secs(10),
+        operation_timeout: Duration::from_secs(30),
+    };
+    let mut options = SaverOptions::new(client, "tester");
+    change(&mut options);
+    Saver::new(options).expect("valid options")
 }
 
 impl Fixture {
@@ -199,4 +206,116 @@ pub async fn grow_thread(f: &Fixture, thread: &str, n: usize) -> String {
         parent = id;
     }
     parent
+}
+
+/// Every event of a session, straight from the server through the SDK,
+/// with each event's `langgraph` marker.
+pub async fn raw_events(
+    f: &Fixture,
+    actor_id: &str,
+    session: &str,
+) -> Vec<(String, Option<String>)> {
+    use aws_sdk_bedrockagentcore::config::{BehaviorVersion, Credentials, Region};
+    let config = aws_sdk_bedrockagentcore::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new("us-east-1"))
+        .endpoint_url(f.server.endpoint())
+        .credentials_provider(Credentials::new("test", "test", None, None, "test"))
+        .build();
+    let client = aws_sdk_bedrockagentcore::Client::from_conf(config);
+    let mut pages = client
+        .list_events()
+        .memory_id(&f.memory_id)
+        .actor_id(actor_id)
+        .session_id(session)
+        .include_payloads(false)
+        .max_results(100)
+        .into_paginator()
+        .send();
+    let mut events = Vec::new();
+    while let Some(page) = pages.next().await {
+        for e in page.expect("ListEvents").events {
+            let marker = e
+                .metadata()
+                .and_then(|m| m.get("langgraph"))
+                .and_then(|v| v.as_string_value().ok())
+                .cloned();
+            events.push((e.event_id().to_string(), marker));
+        }
+    }
+    events
+}
+
+/// `len` bytes that do not compress.
+pub fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+pub fn typed_bytes(data: Vec<u8>) -> Typed {
+    Typed {
+        kind: "bytes".into(),
+        data: data.into(),
+    }
+}
+
+/// A thread namespace of `n` checkpoints over four channels of
+/// `channel_bytes` each (incompressible), each step changing one channel and
+/// leaving one pending write; the newest checkpoint gets `newest_writes`.
+/// Returns every checkpoint id, oldest first.
+pub async fn grow(
+    saver: &Saver,
+    p: &Place,
+    n: usize,
+    channel_bytes: usize,
+    newest_writes: usize,
+) -> Vec<String> {
+    let channels = ["messages", "a", "b", "c"];
+    let value = |i: usize| typed_bytes(noise(channel_bytes, i as u64 + 1));
+    let mut versions: Vec<(String, String)> = channels
+        .iter()
+        .map(|c| (c.to_string(), "1".into()))
+        .collect();
+    let mut ids: Vec<String> = Vec::new();
+    for i in 0..n {
+        let changed: Vec<&str> = if i == 0 {
+            channels.to_vec()
+        } else {
+            vec![channels[i % channels.len()]]
+        };
+        for (c, v) in versions.iter_mut() {
+            if changed.contains(&c.as_str()) {
+                *v = (i + 1).to_string();
+            }
+        }
+        let id = uuid6();
+        let mut req = put(p, &id, ids.last().map(String::as_str), &[], &[]);
+        req.versions = versions.clone();
+        req.new_values = changed
+            .iter()
+            .map(|c| ChannelValue {
+                channel: c.to_string(),
+                version: (i + 1).to_string(),
+                value: value(i),
+            })
+            .collect();
+        saver.put(req).await.unwrap();
+        let count = if i + 1 == n { newest_writes } else { 1 };
+        for w in 0..count {
+            let task = format!("task-{w}");
+            saver
+                .put_writes(writes(p, &id, &task, &[(0, "messages", "\"w\"")]))
+                .await
+                .unwrap();
+        }
+        ids.push(id);
+    }
+    ids
 }
