@@ -39,13 +39,17 @@ struct Head {
     encoding: Encoding,
     parts: usize,
     sha256: String,
+    event_id: String,
 }
+
+/// A record joined from its parts, and the events that held them.
+pub type Joined = (Result<Record, Foreign>, Vec<String>);
 
 /// Parts and heads seen so far, until they make whole records.
 #[derive(Default)]
 pub struct Assembler {
     heads: HashMap<String, Head>,
-    parts: HashMap<String, HashMap<usize, Bytes>>,
+    parts: HashMap<String, HashMap<usize, (Bytes, String)>>,
 }
 
 impl Assembler {
@@ -54,11 +58,10 @@ impl Assembler {
         key: String,
         index: usize,
         data: Bytes,
-    ) -> Option<Result<Record, Foreign>> {
-        self.parts
-            .entry(key.clone())
-            .or_default()
-            .insert(index, data);
+        event_id: &str,
+    ) -> Option<Joined> {
+        let parts = self.parts.entry(key.clone()).or_default();
+        parts.insert(index, (data, event_id.to_string()));
         self.complete(&key)
     }
 
@@ -68,18 +71,20 @@ impl Assembler {
         encoding: Encoding,
         parts: usize,
         sha256: String,
-    ) -> Option<Result<Record, Foreign>> {
+        event_id: &str,
+    ) -> Option<Joined> {
         let head = Head {
             encoding,
             parts,
             sha256,
+            event_id: event_id.to_string(),
         };
         self.heads.insert(key.clone(), head);
         self.complete(&key)
     }
 
     /// The record, once its head and all its parts are in.
-    fn complete(&mut self, key: &str) -> Option<Result<Record, Foreign>> {
+    fn complete(&mut self, key: &str) -> Option<Joined> {
         let head = self.heads.get(key)?;
         let parts = self.parts.get(key)?;
         if (0..head.parts).any(|i| !parts.contains_key(&i)) {
@@ -88,13 +93,17 @@ impl Assembler {
         let head = self.heads.remove(key).expect("present");
         let mut parts = self.parts.remove(key).expect("present");
         let mut joined = BytesMut::new();
+        let mut events = vec![head.event_id];
         for i in 0..head.parts {
-            joined.extend_from_slice(&parts.remove(&i).expect("present"));
+            let (data, event_id) = parts.remove(&i).expect("present");
+            joined.extend_from_slice(&data);
+            events.push(event_id);
         }
         if record::digest_hex(&joined) != head.sha256 {
-            return Some(Err(Foreign::Corrupt("parts do not match their digest")));
+            let corrupt = Err(Foreign::Corrupt("parts do not match their digest"));
+            return Some((corrupt, events));
         }
-        Some(record::unpack(head.encoding, &joined))
+        Some((record::unpack(head.encoding, &joined), events))
     }
 }
 
@@ -150,16 +159,17 @@ mod tests {
     }
 
     fn feed(asm: &mut Assembler, item: Item) -> Option<Result<Record, Foreign>> {
-        match item {
-            Item::Part { key, index, data } => asm.part(key, index, data),
+        let joined = match item {
+            Item::Part { key, index, data } => asm.part(key, index, data, "e"),
             Item::Head {
                 key,
                 encoding,
                 parts,
                 sha256,
-            } => asm.head(key, encoding, parts, sha256),
+            } => asm.head(key, encoding, parts, sha256, "e"),
             Item::Record(_) => panic!("not split"),
-        }
+        };
+        joined.map(|(record, _)| record)
     }
 
     #[test]

@@ -16,14 +16,22 @@ use aws_config::retry::RetryConfig;
 use aws_config::timeout::TimeoutConfig;
 use aws_config::{BehaviorVersion, Region};
 use aws_credential_types::Credentials;
+use aws_sdk_bedrockagentcore::operation::create_event::CreateEventError;
 use aws_sdk_bedrockagentcore::primitives::DateTime;
-use aws_sdk_bedrockagentcore::types::{Event, MetadataValue, PayloadType};
+use aws_sdk_bedrockagentcore::types::{
+    Event, MetadataValue, PayloadType, ValidationExceptionReason,
+};
 use aws_sdk_bedrockagentcore::Client;
 use aws_smithy_runtime::client::retries::{RetryPartition, TokenBucket};
 use tokio::sync::OnceCell;
 
 use crate::error::{Error, Result};
-use crate::record::MARKER_KEY;
+use crate::record::{COPY_KEY, MARKER_KEY};
+
+/// The error code of a CreateEvent whose clientToken was used before with
+/// other bytes: the same event, serialised again (object keys come out in
+/// another order), when a maintenance task is run again.
+pub const TOKEN_REUSED: &str = "IdempotentParameterMismatch";
 
 /// Most events ListEvents returns in one page.
 pub const PAGE_SIZE: i32 = 100;
@@ -81,9 +89,11 @@ impl MemoryClient {
         payload: Vec<PayloadType>,
         marker: &str,
         client_token: String,
+        copied_from: Option<&str>,
     ) -> Result<String> {
         let marker = MetadataValue::StringValue(marker.to_string());
-        let out = self
+        let copy = copied_from.map(|c| MetadataValue::StringValue(c.to_string()));
+        let mut request = self
             .sdk()
             .await
             .create_event()
@@ -93,10 +103,22 @@ impl MemoryClient {
             .event_timestamp(DateTime::from_millis(timestamp_ms))
             .set_payload(Some(payload))
             .metadata(MARKER_KEY, marker)
-            .client_token(client_token)
-            .send()
-            .await
-            .map_err(|e| Error::from_sdk("CreateEvent", e))?;
+            .client_token(client_token);
+        if let Some(copy) = copy {
+            request = request.metadata(COPY_KEY, copy);
+        }
+        let out = request.send().await.map_err(|e| {
+            let reused = matches!(
+                e.as_service_error(),
+                Some(CreateEventError::ValidationException(v))
+                    if v.reason() == &ValidationExceptionReason::IdempotentParameterMismatchException
+            );
+            let mut err = Error::from_sdk("CreateEvent", e);
+            if reused {
+                err.code = TOKEN_REUSED.into();
+            }
+            err
+        })?;
         Ok(out
             .event()
             .map(|e| e.event_id().to_string())

@@ -36,6 +36,10 @@ pub struct Known {
     /// Every event of the session older than this was seen when `writes`
     /// was taken; a later read need only look at events from here on.
     pub synced_ms: i64,
+    /// The events holding its record.
+    pub record_events: Vec<String>,
+    /// The events holding its writes.
+    pub write_events: Vec<String>,
 }
 
 impl Known {
@@ -118,12 +122,13 @@ impl KnownCheckpoints {
     }
 
     /// Adds pending writes this process stored for a known checkpoint.
-    pub fn add_writes(&self, key: &Key, writes: WritesRecord) {
+    pub fn add_writes(&self, key: &Key, writes: WritesRecord, events: Vec<String>) {
         let mut entries = self.lock();
         let Some((known, size)) = entries.lru.get_mut(key) else {
             return;
         };
         known.writes.push(Arc::new(writes));
+        known.write_events.extend(events);
         let grown = known.bytes();
         let old = std::mem::replace(size, grown);
         entries.bytes = entries.bytes - old + grown;
@@ -192,6 +197,8 @@ mod tests {
                 values: Arc::new(values),
                 writes: vec![],
                 synced_ms: 0,
+                record_events: vec![],
+                write_events: vec![],
             },
         )
     }

@@ -8,12 +8,14 @@ mod error;
 mod ids;
 mod known;
 mod log;
+mod maintenance;
 mod record;
 mod saver;
 mod writes;
 
 pub use client::{effective_endpoint, is_loopback, ClientOptions, StaticCredentials};
 pub use error::{Error, Result};
+pub use maintenance::PruneStrategy;
 pub use record::{ChannelValue, Typed, WriteEntry};
 pub use saver::{
     check_memory_id, ChannelHistory, ListCursor, ListQuery, Place, PutRequest, Read, Saver,

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use aws_sdk_bedrockagentcore::types::Event;
 
-use crate::chunks::Assembler;
+use crate::chunks::{Assembler, Joined};
 use crate::client::MemoryClient;
 use crate::error::Result;
 use crate::ids::uuid6_millis;
@@ -36,6 +36,9 @@ pub struct SessionLog {
     oldest_ms: Option<i64>,
     newest_ms: Option<i64>,
     assembler: Assembler,
+    /// The events that hold each checkpoint's record, and its writes.
+    record_events: HashMap<String, Vec<String>>,
+    write_events: HashMap<String, Vec<String>>,
     checkpoints: BTreeMap<String, Arc<CheckpointRecord>>,
     writes: HashMap<String, Vec<Arc<WritesRecord>>>,
     values: HashMap<(String, String), Typed>,
@@ -64,6 +67,8 @@ impl SessionLog {
             oldest_ms: None,
             newest_ms: None,
             assembler: Assembler::default(),
+            record_events: HashMap::new(),
+            write_events: HashMap::new(),
             checkpoints: BTreeMap::new(),
             writes: HashMap::new(),
             values: HashMap::new(),
@@ -102,21 +107,10 @@ impl SessionLog {
         self.oldest_ms = Some(self.oldest_ms.map_or(ms, |o| o.min(ms)));
         self.newest_ms = Some(self.newest_ms.map_or(ms, |n| n.max(ms)));
         for item in event.payload() {
-            let whole = match record::decode(item) {
-                Ok(Item::Record(r)) => Some(Ok(r)),
-                Ok(Item::Part { key, index, data }) => self.assembler.part(key, index, data),
-                Ok(Item::Head {
-                    key,
-                    encoding,
-                    parts,
-                    sha256,
-                }) => self.assembler.head(key, encoding, parts, sha256),
-                Err(why) => Some(Err(why)),
-            };
-            match whole {
-                Some(Ok(r)) if self.belongs(&r) => self.index(r),
-                Some(Ok(_)) => self.skip(event, "a record of another thread or namespace"),
-                Some(Err(why)) => self.skip(event, &why.to_string()),
+            match decode_item(&mut self.assembler, item, event.event_id()) {
+                Some((Ok(r), events)) if self.belongs(&r) => self.index(r, events),
+                Some((Ok(_), _)) => self.skip(event, "a record of another thread or namespace"),
+                Some((Err(why), _)) => self.skip(event, &why.to_string()),
                 None => {}
             }
         }
@@ -136,7 +130,12 @@ impl SessionLog {
         ));
     }
 
-    fn index(&mut self, record: Record) {
+    fn index(&mut self, record: Record, events: Vec<String>) {
+        let (by_id, id) = match &record {
+            Record::Checkpoint(c) => (&mut self.record_events, &c.checkpoint_id),
+            Record::Writes(w) => (&mut self.write_events, &w.checkpoint_id),
+        };
+        by_id.entry(id.clone()).or_default().extend(events);
         match record {
             Record::Checkpoint(c) => {
                 for v in &c.values {
@@ -225,6 +224,12 @@ impl SessionLog {
             .map(|(_, c)| c.clone())
     }
 
+    /// The events read so far that hold the checkpoint `id`, and its writes.
+    pub fn events_of(&self, id: &str) -> (Vec<String>, Vec<String>) {
+        let get = |m: &HashMap<String, Vec<String>>| m.get(id).cloned().unwrap_or_default();
+        (get(&self.record_events), get(&self.write_events))
+    }
+
     /// The write records of the checkpoint `id` read so far.
     pub fn writes_seen(&self, id: &str) -> Vec<Arc<WritesRecord>> {
         self.writes.get(id).cloned().unwrap_or_default()
@@ -247,5 +252,25 @@ impl SessionLog {
                 return Ok(None);
             }
         }
+    }
+}
+
+/// A payload item as a whole record with the events that held it, once it
+/// is whole: at once, or when the last piece of a split one arrives.
+pub fn decode_item(
+    assembler: &mut Assembler,
+    item: &aws_sdk_bedrockagentcore::types::PayloadType,
+    event_id: &str,
+) -> Option<Joined> {
+    match record::decode(item) {
+        Ok(Item::Record(r)) => Some((Ok(r), vec![event_id.to_string()])),
+        Ok(Item::Part { key, index, data }) => assembler.part(key, index, data, event_id),
+        Ok(Item::Head {
+            key,
+            encoding,
+            parts,
+            sha256,
+        }) => assembler.head(key, encoding, parts, sha256, event_id),
+        Err(why) => Some((Err(why), vec![event_id.to_string()])),
     }
 }

@@ -162,6 +162,10 @@ impl std::fmt::Display for Foreign {
 /// Event metadata key marking the saver's events, so they can be found
 /// without reading payloads (`deleteThread` lists without them).
 pub const MARKER_KEY: &str = "langgraph";
+/// Event metadata key on the events `copyThread` writes: the thread part of
+/// the source, so that an interrupted copy can be resumed and any other
+/// content of the target refused.
+pub const COPY_KEY: &str = "langgraph-copy-of";
 
 pub fn is_ours(event: &aws_sdk_bedrockagentcore::types::Event) -> bool {
     event.metadata().is_some_and(|m| m.contains_key(MARKER_KEY))

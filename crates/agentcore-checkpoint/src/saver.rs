@@ -55,6 +55,9 @@ pub struct SaverOptions {
     pub cache: bool,
     /// Bytes of recent checkpoints kept in process.
     pub known_bytes: usize,
+    /// Keep only the newest checkpoint of each namespace: each put deletes
+    /// its parent, and each put and putWrites one of the parent's writes.
+    pub shallow: bool,
 }
 
 impl SaverOptions {
@@ -66,6 +69,7 @@ impl SaverOptions {
             compress: true,
             cache: false,
             known_bytes: DEFAULT_KNOWN_BYTES,
+            shallow: false,
         }
     }
 }
@@ -142,12 +146,15 @@ pub struct Read<T> {
 }
 
 pub struct Saver {
-    client: Arc<MemoryClient>,
-    default_actor: String,
-    known: KnownCheckpoints,
+    pub(crate) client: Arc<MemoryClient>,
+    pub(crate) default_actor: String,
+    pub(crate) known: KnownCheckpoints,
     max_event_bytes: usize,
     compress: bool,
     cache: bool,
+    shallow: bool,
+    /// Shallow mode: events of superseded checkpoints still to delete.
+    stale: std::sync::Mutex<HashMap<Scope, VecDeque<String>>>,
 }
 
 impl Saver {
@@ -167,6 +174,8 @@ impl Saver {
             max_event_bytes: options.max_event_bytes,
             compress: options.compress,
             cache: options.cache,
+            shallow: options.shallow,
+            stale: Default::default(),
         })
     }
 
@@ -216,8 +225,13 @@ impl Saver {
         };
         let at = event_time(&req.checkpoint_id);
         let record = Record::Checkpoint(record);
-        self.create(&scope.actor, &req.place, at, &[&req.checkpoint_id], &record)
+        let identity = [req.checkpoint_id.as_str()];
+        let events = self
+            .create(&scope.actor, &req.place, at, &identity, &record, None)
             .await?;
+        if self.shallow && full.is_some() {
+            self.supersede(&scope, req.parent_id.as_deref()).await?;
+        }
         let (Record::Checkpoint(record), Some(values)) = (record, full) else {
             return Ok(());
         };
@@ -232,9 +246,59 @@ impl Saver {
             values: Arc::new(values),
             writes: Vec::new(),
             synced_ms,
+            record_events: events,
+            write_events: Vec::new(),
         };
         self.known.put(key, known);
         Ok(())
+    }
+
+    /// Shallow mode, once a child is stored: deletes the parent's record
+    /// now, and queues the events of its writes, deleted one per later call.
+    async fn supersede(&self, scope: &Scope, parent: Option<&str>) -> Result<()> {
+        let Some(parent) = parent else {
+            return Ok(());
+        };
+        let key = Key {
+            scope: scope.clone(),
+            checkpoint_id: parent.to_string(),
+        };
+        let Some(known) = self.known.get(&key) else {
+            return Ok(());
+        };
+        self.stale
+            .lock()
+            .expect("stale lock")
+            .entry(scope.clone())
+            .or_default()
+            .extend(known.write_events.iter().cloned());
+        let place = place_of(&known.record);
+        for event in &known.record_events {
+            self.delete_event(&place, event).await?;
+        }
+        Ok(())
+    }
+
+    /// Shallow mode: deletes one queued event of a superseded checkpoint.
+    async fn delete_one_stale(&self, scope: &Scope, place: &Place) -> Result<()> {
+        let next = self
+            .stale
+            .lock()
+            .expect("stale lock")
+            .get_mut(scope)
+            .and_then(VecDeque::pop_front);
+        match next {
+            Some(event) => self.delete_event(place, &event).await,
+            None => Ok(()),
+        }
+    }
+
+    async fn delete_event(&self, place: &Place, event_id: &str) -> Result<()> {
+        let actor_id = ids::actor_id(self.actor(place));
+        let session = ids::session_id(&place.thread_id, &place.checkpoint_ns);
+        self.client
+            .delete_event(&actor_id, &session, event_id)
+            .await
     }
 
     /// The values to store with a checkpoint: the new ones, plus the
@@ -280,7 +344,12 @@ impl Saver {
                 .collect()
         });
         unchanged.sort_by_key(|v| v.value.data.len());
-        let mut budget = CARRY_BYTES;
+        // Shallow mode deletes the parent: every value must come along.
+        let mut budget = if self.shallow {
+            usize::MAX
+        } else {
+            CARRY_BYTES
+        };
         for v in unchanged {
             let Some(left) = budget.checked_sub(v.value.data.len()) else {
                 break;
@@ -314,8 +383,12 @@ impl Saver {
             &seq.to_string(),
         ];
         let record = Record::Writes(record);
-        self.create(&scope.actor, &req.place, at, &identity, &record)
+        let events = self
+            .create(&scope.actor, &req.place, at, &identity, &record, None)
             .await?;
+        if self.shallow {
+            self.delete_one_stale(&scope, &req.place).await?;
+        }
         let Record::Writes(record) = record else {
             unreachable!("a writes record")
         };
@@ -323,19 +396,21 @@ impl Saver {
             scope,
             checkpoint_id: req.checkpoint_id,
         };
-        self.known.add_writes(&key, record);
+        self.known.add_writes(&key, record, events);
         Ok(())
     }
 
-    /// Stores a record: one event, or its parts and then its head.
-    async fn create(
+    /// Stores a record: one event, or its parts and then its head. Returns
+    /// the ids of the events that hold it.
+    pub(crate) async fn create(
         &self,
         actor: &str,
         place: &Place,
         at: i64,
         identity: &[&str],
         record: &Record,
-    ) -> Result<()> {
+        copied_from: Option<&str>,
+    ) -> Result<Vec<String>> {
         let actor_id = ids::actor_id(actor);
         let session = ids::session_id(&place.thread_id, &place.checkpoint_ns);
         // Deterministic for this call, so the SDK's retries of it are
@@ -350,22 +425,30 @@ impl Saver {
         let client = &self.client;
         if chunks::fits(&packed, self.max_event_bytes) {
             let payload = vec![record::whole(&packed)];
-            return client
-                .create_event(&actor_id, &session, at, payload, kind, token)
-                .await
-                .map(|_| ());
+            let id = client
+                .create_event(&actor_id, &session, at, payload, kind, token, copied_from)
+                .await?;
+            return Ok(vec![id]);
         }
         let slices = chunks::split(&packed, self.max_event_bytes);
         let count = slices.len();
         let (actor_id, session, token, slices) = (&actor_id, &session, &token, &slices);
         // Indices, not slices, cross into the futures: their payloads are
         // built as each is sent, so at most PART_CONCURRENCY are encoded at once.
-        futures::stream::iter(0..count)
+        let mut events = futures::stream::iter(0..count)
             .map(|i| async move {
                 let part_token = client_token(&[token, PART_MARKER, &i.to_string()]);
                 let payload = vec![record::part(token, i, slices[i])];
                 client
-                    .create_event(actor_id, session, at, payload, PART_MARKER, part_token)
+                    .create_event(
+                        actor_id,
+                        session,
+                        at,
+                        payload,
+                        PART_MARKER,
+                        part_token,
+                        copied_from,
+                    )
                     .await
             })
             .buffer_unordered(PART_CONCURRENCY)
@@ -373,10 +456,19 @@ impl Saver {
             .await?;
         // Last: until the head is stored, readers ignore the parts.
         let payload = vec![record::head(token, &packed, count)];
-        client
-            .create_event(actor_id, session, at, payload, kind, token.clone())
-            .await
-            .map(|_| ())
+        let head = client
+            .create_event(
+                actor_id,
+                session,
+                at,
+                payload,
+                kind,
+                token.clone(),
+                copied_from,
+            )
+            .await?;
+        events.insert(0, head);
+        Ok(events)
     }
 
     pub async fn get_tuple(
@@ -435,9 +527,14 @@ impl Saver {
         let id = known.record.checkpoint_id.clone();
         let mut all = known.writes.clone();
         all.extend(log.writes_seen(&id));
+        let mut write_events = known.write_events.clone();
+        write_events.extend(log.events_of(&id).1);
+        write_events.sort();
+        write_events.dedup();
         let fresh = Known {
             writes: dedup(all),
             synced_ms: log.newest_ms().unwrap_or(known.synced_ms),
+            write_events,
             ..known
         };
         let tuple = tuple_of(&fresh, writes::resolve(&fresh.writes));
@@ -474,11 +571,14 @@ impl Saver {
             ),
             _ => None,
         };
+        let (record_events, write_events) = log.events_of(&c.checkpoint_id);
         let known = Known {
             record: c.clone(),
             values: Arc::new(values),
             writes: recorded,
             synced_ms: log.newest_ms().unwrap_or(0),
+            record_events,
+            write_events,
         };
         let mut tuple = tuple_of(&known, pending_writes);
         tuple.pending_sends = pending_sends;
@@ -508,22 +608,36 @@ impl Saver {
     /// Deletes every event this saver wrote for the thread, in every
     /// namespace and under every actor.
     pub async fn delete_thread(&self, thread_id: &str) -> Result<()> {
-        check_id("thread_id", thread_id)?;
-        let thread_part = ids::thread_part(thread_id);
-        for actor_id in self.client.list_actors().await? {
-            let sessions = self.client.list_sessions(&actor_id).await?;
-            for session in sessions
-                .iter()
-                .filter(|s| ids::session_of_thread(s, &thread_part))
-            {
-                self.delete_session(&actor_id, session).await?;
-            }
-        }
-        self.known.forget_thread(thread_id);
-        Ok(())
+        self.delete_thread_counted(thread_id).await.map(|_| ())
     }
 
-    async fn delete_session(&self, actor_id: &str, session: &str) -> Result<()> {
+    /// `delete_thread`, returning how many events it deleted.
+    pub(crate) async fn delete_thread_counted(&self, thread_id: &str) -> Result<usize> {
+        check_id("thread_id", thread_id)?;
+        let mut deleted = 0;
+        for (actor_id, session) in self.thread_sessions(thread_id).await? {
+            deleted += self.delete_session(&actor_id, &session).await?;
+        }
+        self.known.forget_thread(thread_id);
+        Ok(deleted)
+    }
+
+    /// (actorId, sessionId) of every namespace of a thread, under any actor.
+    pub(crate) async fn thread_sessions(&self, thread_id: &str) -> Result<Vec<(String, String)>> {
+        let thread_part = ids::thread_part(thread_id);
+        let mut all = Vec::new();
+        for actor_id in self.client.list_actors().await? {
+            let sessions = self.client.list_sessions(&actor_id).await?;
+            let of_thread = sessions
+                .into_iter()
+                .filter(|s| ids::session_of_thread(s, &thread_part));
+            all.extend(of_thread.map(|s| (actor_id.clone(), s)));
+        }
+        Ok(all)
+    }
+
+    /// Deletes the saver's events of a session; returns how many.
+    pub(crate) async fn delete_session(&self, actor_id: &str, session: &str) -> Result<usize> {
         let mut ours = Vec::new();
         let mut token = None;
         loop {
@@ -542,12 +656,23 @@ impl Saver {
                 break;
             }
         }
-        futures::stream::iter(ours)
+        self.delete_events(actor_id, session, ours).await
+    }
+
+    /// Deletes events, a bounded number at once; returns how many.
+    pub(crate) async fn delete_events(
+        &self,
+        actor_id: &str,
+        session: &str,
+        event_ids: Vec<String>,
+    ) -> Result<usize> {
+        let count = event_ids.len();
+        futures::stream::iter(event_ids)
             .map(|id| async move { self.client.delete_event(actor_id, session, &id).await })
             .buffer_unordered(DELETE_CONCURRENCY)
             .try_collect::<Vec<()>>()
-            .await
-            .map(|_| ())
+            .await?;
+        Ok(count)
     }
 
     /// For each channel, the nearest ancestor's value (the seed) and the
@@ -824,7 +949,7 @@ fn client_token(parts: &[&str]) -> String {
         .collect()
 }
 
-fn check_id(field: &str, value: &str) -> Result<()> {
+pub(crate) fn check_id(field: &str, value: &str) -> Result<()> {
     if value.is_empty() {
         return Err(Error::invalid(field, "must be a non-empty string"));
     }

@@ -58,7 +58,9 @@ async fn many_writers_throttled_at_once_all_get_through() {
                 saver
                     .put(put(&p, &id, None, &[("a", "1")], &[("a", "1", "1")]))
                     .await?;
-                saver.put_writes(writes(&p, &id, "t", &[(0, "a", "2")])).await
+                saver
+                    .put_writes(writes(&p, &id, "t", &[(0, "a", "2")]))
+                    .await
             })
         })
         .collect();
