@@ -186,6 +186,12 @@ export interface AgentCoreSaverOptions {
    * by another process to a thread it has cached are not seen. Default `false`.
    */
   cache?: boolean
+  /**
+   * Keep only the newest checkpoint of each thread and namespace: each put
+   * deletes its parent (one DeleteEvent), and each put and putWrites one of
+   * the parent's pending-write events. `getTuple` costs the same. Default `false`.
+   */
+  shallow?: boolean
 }
 
 /**
@@ -248,6 +254,27 @@ export declare class AgentCoreSaver extends BaseCheckpointSaver<number> {
   ): Promise<CheckpointConfig>
   putWrites(config: CheckpointConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void>
   deleteThread(threadId: string): Promise<void>
+  /**
+   * Copies every checkpoint and pending write of every namespace of one
+   * thread to another, which must have no checkpoints (else it rejects).
+   * The copy reads exactly like the source. Running it again after an
+   * interruption completes it. Resolves to the number of records copied.
+   */
+  copyThread(sourceThreadId: string, targetThreadId: string, options?: { actorId?: string }): Promise<number>
+  /**
+   * Keeps the newest `keepLast` checkpoints (default 1) of each namespace
+   * of each thread, with their pending writes and the values they read, and
+   * deletes the rest; `strategy: 'delete'` deletes the threads outright.
+   * Resolves to the number of events deleted.
+   */
+  prune(threadIds: string[], options?: { keepLast?: number; strategy?: 'keep_latest' | 'delete' }): Promise<number>
+  /**
+   * Deletes the checkpoints and pending writes of the given runs (metadata
+   * `run_id`, recorded from `configurable.run_id` or `metadata.run_id` of the
+   * config passed to `put`), in every thread. Resolves to the number of
+   * events deleted.
+   */
+  deleteForRuns(runIds: string[]): Promise<number>
   getDeltaChannelHistory(options: {
     config: CheckpointConfig
     channels: string[]

@@ -41,6 +41,12 @@ export declare class NativeSaver {
   put(request: NativePut): Promise<void>
   putWrites(request: NativePutWrites): Promise<void>
   deleteThread(threadId: string): Promise<void>
+  /** Returns how many records were copied. */
+  copyThread(actorId: string | undefined | null, source: string, target: string): Promise<number>
+  /** Returns how many events were deleted. */
+  prune(threadIds: Array<string>, keepLast: number, deleteAll: boolean): Promise<number>
+  /** Returns how many events were deleted. */
+  deleteForRuns(runIds: Array<string>): Promise<number>
   list(query: NativeListQuery): NativeListCursor
   deltaChannelHistory(place: NativePlace, checkpointId: string | undefined | null, channels: Array<string>): Promise<NativeHistoryRead>
 }
@@ -177,6 +183,7 @@ export interface NativeSaverOptions {
   maxEventBytes?: number
   compress?: boolean
   cache?: boolean
+  shallow?: boolean
 }
 
 export interface NativeTuple {

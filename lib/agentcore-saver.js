@@ -51,6 +51,7 @@ class AgentCoreSaver extends BaseCheckpointSaver {
 
   async put(config, checkpoint, metadata, newVersions) {
     const where = place(config, 'put')
+    metadata = withRunId(config, metadata)
     const { channel_values: values = {}, ...rest } = checkpoint
     const [serialized, serializedMetadata, newValues] = await Promise.all([
       this.serde.dumpsTyped(rest),
@@ -106,10 +107,46 @@ class AgentCoreSaver extends BaseCheckpointSaver {
     )
   }
 
-  async deleteThread(threadId) {
-    if (typeof threadId !== 'string' || threadId === '') {
-      throw new TypeError(`AgentCoreSaver.deleteThread: threadId must be a non-empty string, got ${describe(threadId)}`)
+  /**
+   * Copies every checkpoint and write of every namespace of one thread to
+   * another, which must have no checkpoints. Resumable: running it again
+   * after an interruption completes the copy. Returns the records copied.
+   */
+  async copyThread(sourceThreadId, targetThreadId, { actorId } = {}) {
+    checkThreadId('copyThread', 'sourceThreadId', sourceThreadId)
+    checkThreadId('copyThread', 'targetThreadId', targetThreadId)
+    return native(() => this.inner.copyThread(actorId, sourceThreadId, targetThreadId))
+  }
+
+  /**
+   * Keeps the newest `keepLast` checkpoints of each namespace of each thread,
+   * with their pending writes and the values they read, and deletes the
+   * rest; `strategy: 'delete'` deletes the threads outright. Returns the
+   * number of events deleted.
+   */
+  async prune(threadIds, { keepLast = 1, strategy = 'keep_latest' } = {}) {
+    const ids = checkIdList('prune', 'threadIds', threadIds)
+    if (!Number.isInteger(keepLast) || keepLast < 1) {
+      throw new RangeError(`AgentCoreSaver.prune: keepLast must be a positive integer, got ${describe(keepLast)}`)
     }
+    if (strategy !== 'keep_latest' && strategy !== 'delete') {
+      throw new TypeError(`AgentCoreSaver.prune: strategy must be 'keep_latest' or 'delete', got ${describe(strategy)}`)
+    }
+    return native(() => this.inner.prune(ids, keepLast, strategy === 'delete'))
+  }
+
+  /**
+   * Deletes the checkpoints, with their writes, whose metadata `run_id` is
+   * one of `runIds`, in every thread; descendants that read values from
+   * them get those values written inline first. Returns the events deleted.
+   */
+  async deleteForRuns(runIds) {
+    const ids = checkIdList('deleteForRuns', 'runIds', runIds)
+    return native(() => this.inner.deleteForRuns(ids))
+  }
+
+  async deleteThread(threadId) {
+    checkThreadId('deleteThread', 'threadId', threadId)
     await native(() => this.inner.deleteThread(threadId))
   }
 
@@ -244,6 +281,31 @@ function checkFilter(filter) {
 
 function isPrimitive(value) {
   return value === null || ['string', 'boolean'].includes(typeof value) || Number.isFinite(value)
+}
+
+/**
+ * LangGraph.js does not put a run id into checkpoint metadata: record
+ * `configurable.run_id` (or `metadata.run_id`) of the put's config, so that
+ * `list(config, { filter: { run_id } })` and `deleteForRuns` find it.
+ */
+function withRunId(config, metadata) {
+  const runId = config?.configurable?.run_id ?? config?.metadata?.run_id
+  if (runId === undefined || metadata?.run_id !== undefined) return metadata
+  return { ...metadata, run_id: runId }
+}
+
+function checkThreadId(method, name, value) {
+  if (typeof value !== 'string' || value === '') {
+    throw new TypeError(`AgentCoreSaver.${method}: ${name} must be a non-empty string, got ${describe(value)}`)
+  }
+}
+
+function checkIdList(method, name, values) {
+  if (!Array.isArray(values)) {
+    throw new TypeError(`AgentCoreSaver.${method}: ${name} must be an array of strings, got ${describe(values)}`)
+  }
+  values.forEach((value, i) => checkThreadId(method, `${name}[${i}]`, value))
+  return [...values]
 }
 
 function primitiveFields(metadata) {

@@ -17,6 +17,7 @@ const OPTIONS = {
   maxEventBytes: 'number',
   compress: 'boolean',
   cache: 'boolean',
+  shallow: 'boolean',
 }
 
 /** The smallest request-size limit: below it, the envelope of each part would not fit. */
@@ -62,6 +63,7 @@ function resolveOptions(options) {
       maxEventBytes: options.maxEventBytes,
       compress: options.compress,
       cache: options.cache,
+      shallow: options.shallow,
     },
   }
 }

@@ -30,6 +30,7 @@ pub struct NativeSaverOptions {
     pub max_event_bytes: Option<u32>,
     pub compress: Option<bool>,
     pub cache: Option<bool>,
+    pub shallow: Option<bool>,
 }
 
 /// A serialized value: the serializer's type tag and bytes.
@@ -175,6 +176,7 @@ impl NativeSaver {
         }
         saver.compress = options.compress.unwrap_or(true);
         saver.cache = options.cache.unwrap_or(false);
+        saver.shallow = options.shallow.unwrap_or(false);
         let saver = core::Saver::new(saver).map_err(to_js)?;
         Ok(Self {
             inner: Arc::new(saver),
@@ -247,6 +249,44 @@ impl NativeSaver {
     #[napi]
     pub async fn delete_thread(&self, thread_id: String) -> Result<()> {
         self.inner.delete_thread(&thread_id).await.map_err(to_js)
+    }
+
+    /// Returns how many records were copied.
+    #[napi]
+    pub async fn copy_thread(
+        &self,
+        actor_id: Option<String>,
+        source: String,
+        target: String,
+    ) -> Result<u32> {
+        let copied = self
+            .inner
+            .copy_thread(actor_id.as_deref(), &source, &target);
+        copied.await.map(count).map_err(to_js)
+    }
+
+    /// Returns how many events were deleted.
+    #[napi]
+    pub async fn prune(
+        &self,
+        thread_ids: Vec<String>,
+        keep_last: u32,
+        delete_all: bool,
+    ) -> Result<u32> {
+        let strategy = if delete_all {
+            core::PruneStrategy::Delete
+        } else {
+            core::PruneStrategy::KeepLatest
+        };
+        let pruned = self.inner.prune(&thread_ids, keep_last as usize, strategy);
+        pruned.await.map(count).map_err(to_js)
+    }
+
+    /// Returns how many events were deleted.
+    #[napi]
+    pub async fn delete_for_runs(&self, run_ids: Vec<String>) -> Result<u32> {
+        let deleted = self.inner.delete_for_runs(&run_ids).await;
+        deleted.map(count).map_err(to_js)
     }
 
     #[napi]
@@ -329,6 +369,10 @@ impl NativeListCursor {
 
 /// `[code status operation] message`: the JS class reads the bracket into
 /// the error's `name`, `status` and `operation`.
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
 fn to_js(e: core::Error) -> Error {
     let status = e.status.map_or("-".to_string(), |s| s.to_string());
     let operation = e.operation.unwrap_or("-");
