@@ -94,3 +94,39 @@ async fn an_error_retrying_cannot_cure_fails_at_once() {
     assert_eq!(f.requests()["CreateEvent"], 1, "no retry");
     assert!(f.saver.get_tuple(p, None).await.unwrap().value.is_none());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn duplicates_written_by_other_clients_read_once() {
+    let f = fixture().await;
+    let p = place("dup", "");
+    let id = uuid6();
+    // Another client (or an older version, without deterministic tokens)
+    // stores the same checkpoint and the same writes twice.
+    for _ in 0..2 {
+        let other = saver_for(&f.server.endpoint(), &f.memory_id);
+        other
+            .put(put(&p, &id, None, &[("a", "1")], &[("a", "1", "1")]))
+            .await
+            .unwrap();
+        other
+            .put_writes(writes(&p, &id, "task", &[(0, "a", "2"), (1, "b", "3")]))
+            .await
+            .unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+    }
+    assert_eq!(raw_events(&f, "tester", "dup").await.len(), 4);
+    let reader = std::sync::Arc::new(saver_for(&f.server.endpoint(), &f.memory_id));
+    let t = reader.get_tuple(p, None).await.unwrap().value.unwrap();
+    assert_eq!(t.pending_writes.len(), 2, "each (task, index) once");
+    let mut cursor = reader
+        .list(agentcore_checkpoint::ListQuery {
+            thread_id: Some("dup".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    let mut listed = 0;
+    while cursor.next().await.unwrap().is_some() {
+        listed += 1;
+    }
+    assert_eq!(listed, 1);
+}
