@@ -151,6 +151,27 @@ impl MemoryClient {
         Ok((out.events, token))
     }
 
+    /// Every event of a session, page after page.
+    pub async fn all_events(
+        &self,
+        actor: &str,
+        session: &str,
+        include_payloads: bool,
+    ) -> Result<Vec<Event>> {
+        let mut all = Vec::new();
+        let mut token = None;
+        loop {
+            let (events, next) = self
+                .list_events(actor, session, token, include_payloads)
+                .await?;
+            all.extend(events);
+            token = next;
+            if token.is_none() {
+                return Ok(all);
+            }
+        }
+    }
+
     pub async fn delete_event(&self, actor: &str, session: &str, event_id: &str) -> Result<()> {
         let result = self
             .sdk()

@@ -42,32 +42,20 @@ async fn read_session(
 ) -> Result<Vec<Stored>> {
     let mut assembler = Assembler::default();
     let mut stored = Vec::new();
-    let mut token = None;
-    loop {
-        let (events, next) = saver
-            .client
-            .list_events(actor_id, session, token, true)
-            .await?;
-        for event in &events {
-            let at_ms = (event.event_timestamp().as_secs_f64() * 1000.0).round() as i64;
-            for item in event.payload() {
-                let Some((Ok(record), events)) =
-                    decode_item(&mut assembler, item, event.event_id())
-                else {
-                    continue;
-                };
-                if thread_id.is_none_or(|t| record.place().0 == t) {
-                    stored.push(Stored {
-                        record,
-                        events,
-                        at_ms,
-                    });
-                }
+    for event in saver.client.all_events(actor_id, session, true).await? {
+        let at_ms = (event.event_timestamp().as_secs_f64() * 1000.0).round() as i64;
+        for item in event.payload() {
+            let Some((Ok(record), events)) = decode_item(&mut assembler, item, event.event_id())
+            else {
+                continue;
+            };
+            if thread_id.is_none_or(|t| record.place().0 == t) {
+                stored.push(Stored {
+                    record,
+                    events,
+                    at_ms,
+                });
             }
-        }
-        token = next;
-        if token.is_none() {
-            break;
         }
     }
     stored.sort_by(|a, b| (a.at_ms, &a.events).cmp(&(b.at_ms, &b.events)));
@@ -158,28 +146,18 @@ impl Saver {
             .iter()
             .filter(|s| ids::session_of_thread(s, &target_part))
         {
-            let mut token = None;
-            loop {
-                let (events, next) = self
-                    .client
-                    .list_events(actor_id, session, token, false)
-                    .await?;
-                let foreign = events.iter().filter(|e| record::is_ours(e)).any(|e| {
-                    let copy = e.metadata().and_then(|m| m.get(COPY_KEY));
-                    copy.and_then(|v| v.as_string_value().ok())
-                        .map(String::as_str)
-                        != Some(mark)
-                });
-                if foreign {
-                    return Err(Error::invalid(
-                        "targetThreadId",
-                        format!("names thread '{target}', which already has checkpoints"),
-                    ));
-                }
-                token = next;
-                if token.is_none() {
-                    break;
-                }
+            let events = self.client.all_events(actor_id, session, false).await?;
+            let foreign = events.iter().filter(|e| record::is_ours(e)).any(|e| {
+                let copy = e.metadata().and_then(|m| m.get(COPY_KEY));
+                copy.and_then(|v| v.as_string_value().ok())
+                    .map(String::as_str)
+                    != Some(mark)
+            });
+            if foreign {
+                return Err(Error::invalid(
+                    "targetThreadId",
+                    format!("names thread '{target}', which already has checkpoints"),
+                ));
             }
         }
         Ok(())

@@ -638,24 +638,12 @@ impl Saver {
 
     /// Deletes the saver's events of a session; returns how many.
     pub(crate) async fn delete_session(&self, actor_id: &str, session: &str) -> Result<usize> {
-        let mut ours = Vec::new();
-        let mut token = None;
-        loop {
-            let (events, next) = self
-                .client
-                .list_events(actor_id, session, token, false)
-                .await?;
-            ours.extend(
-                events
-                    .iter()
-                    .filter(|e| record::is_ours(e))
-                    .map(|e| e.event_id().to_string()),
-            );
-            token = next;
-            if token.is_none() {
-                break;
-            }
-        }
+        let events = self.client.all_events(actor_id, session, false).await?;
+        let ours = events
+            .iter()
+            .filter(|e| record::is_ours(e))
+            .map(|e| e.event_id().to_string())
+            .collect();
         self.delete_events(actor_id, session, ours).await
     }
 

@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use agentcore_checkpoint::{ChannelValue, ListQuery};
+use agentcore_checkpoint::ChannelValue;
 use agentcore_memory_local::Options;
 use common::*;
 
@@ -146,17 +146,7 @@ async fn a_put_killed_midway_leaves_the_previous_checkpoint_and_no_visible_garba
         .unwrap()
         .value
         .is_none());
-    let mut cursor = cold
-        .list(ListQuery {
-            thread_id: Some("crash".into()),
-            ..ListQuery::default()
-        })
-        .unwrap();
-    let mut listed = Vec::new();
-    while let Some(t) = cursor.next().await.unwrap() {
-        listed.push(t.checkpoint_id);
-    }
-    assert_eq!(listed, vec![first]);
+    assert_eq!(listed_ids(&cold, of_thread("crash")).await, vec![first]);
 
     // deleteThread removes the orphans with the rest.
     cold.delete_thread("crash").await.unwrap();

@@ -4,21 +4,11 @@ mod common;
 
 use std::sync::Arc;
 
-use agentcore_checkpoint::{ListQuery, PruneStrategy, Saver, Tuple};
+use agentcore_checkpoint::{PruneStrategy, Saver, Tuple};
 use common::*;
 
 async fn history(saver: &Arc<Saver>, thread: &str) -> Vec<Tuple> {
-    let mut cursor = saver
-        .list(ListQuery {
-            thread_id: Some(thread.into()),
-            ..ListQuery::default()
-        })
-        .unwrap();
-    let mut all = Vec::new();
-    while let Some(t) = cursor.next().await.unwrap() {
-        all.push(t);
-    }
-    all
+    listed(saver, of_thread(thread)).await
 }
 
 /// Tuples without the thread id, to compare a copy with its source.

@@ -181,13 +181,7 @@ async fn a_checkpoint_id_known_in_process_reads_in_at_most_two_requests() {
 
     // From list: a reader that listed the history, then picks one far back.
     let reader = std::sync::Arc::new(saver_for(&f.server.endpoint(), &f.memory_id));
-    let mut cursor = reader
-        .list(ListQuery {
-            thread_id: Some("known".into()),
-            ..ListQuery::default()
-        })
-        .unwrap();
-    while cursor.next().await.unwrap().is_some() {}
+    listed(&reader, of_thread("known")).await;
     // A write that lands after the listing must still be seen.
     f.saver
         .put_writes(writes(&p, &ids[10], "late", &[(0, "a", "\"late\"")]))
@@ -227,36 +221,24 @@ async fn list_reads_only_the_pages_it_needs() {
     let ids = grow(&f.saver, &p, 1_000, 16, 1).await;
     let cold = std::sync::Arc::new(saver_for(&f.server.endpoint(), &f.memory_id));
     f.requests();
-    let mut cursor = cold
-        .list(ListQuery {
-            thread_id: Some("paged".into()),
-            checkpoint_ns: Some(String::new()),
-            limit: Some(10),
-            ..ListQuery::default()
-        })
-        .unwrap();
-    let mut listed = Vec::new();
-    while let Some(t) = cursor.next().await.unwrap() {
-        listed.push(t.checkpoint_id);
-    }
+    let query = ListQuery {
+        checkpoint_ns: Some(String::new()),
+        limit: Some(10),
+        ..of_thread("paged")
+    };
+    let listed = listed_ids(&cold, query).await;
     assert_eq!(listed.len(), 10);
     assert_eq!(listed[0], ids[999]);
     // 10 checkpoints and their writes are 20 events: one page.
     assert_eq!(f.requests(), counts(&[("ListEvents", 1)]));
 
-    let mut cursor = cold
-        .list(ListQuery {
-            thread_id: Some("paged".into()),
-            checkpoint_ns: Some(String::new()),
-            before: Some(ids[900].clone()),
-            limit: Some(5),
-            ..ListQuery::default()
-        })
-        .unwrap();
-    let mut listed = Vec::new();
-    while let Some(t) = cursor.next().await.unwrap() {
-        listed.push(t.checkpoint_id);
-    }
+    let query = ListQuery {
+        checkpoint_ns: Some(String::new()),
+        before: Some(ids[900].clone()),
+        limit: Some(5),
+        ..of_thread("paged")
+    };
+    let listed = listed_ids(&cold, query).await;
     assert_eq!(
         listed,
         ids[895..900].iter().rev().cloned().collect::<Vec<_>>()

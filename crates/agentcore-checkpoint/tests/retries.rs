@@ -118,15 +118,5 @@ async fn duplicates_written_by_other_clients_read_once() {
     let reader = std::sync::Arc::new(saver_for(&f.server.endpoint(), &f.memory_id));
     let t = reader.get_tuple(p, None).await.unwrap().value.unwrap();
     assert_eq!(t.pending_writes.len(), 2, "each (task, index) once");
-    let mut cursor = reader
-        .list(agentcore_checkpoint::ListQuery {
-            thread_id: Some("dup".into()),
-            ..Default::default()
-        })
-        .unwrap();
-    let mut listed = 0;
-    while cursor.next().await.unwrap().is_some() {
-        listed += 1;
-    }
-    assert_eq!(listed, 1);
+    assert_eq!(listed_ids(&reader, of_thread("dup")).await.len(), 1);
 }

@@ -319,3 +319,33 @@ pub async fn grow(
     }
     ids
 }
+
+/// The ids `list` yields for a query, in order.
+pub async fn listed_ids(saver: &Arc<Saver>, query: agentcore_checkpoint::ListQuery) -> Vec<String> {
+    listed(saver, query)
+        .await
+        .into_iter()
+        .map(|t| t.checkpoint_id)
+        .collect()
+}
+
+/// The tuples `list` yields for a query, in order.
+pub async fn listed(
+    saver: &Arc<Saver>,
+    query: agentcore_checkpoint::ListQuery,
+) -> Vec<agentcore_checkpoint::Tuple> {
+    let mut cursor = saver.list(query).unwrap();
+    let mut all = Vec::new();
+    while let Some(t) = cursor.next().await.unwrap() {
+        all.push(t);
+    }
+    all
+}
+
+/// Every checkpoint of a thread, as `list` gives them.
+pub fn of_thread(thread: &str) -> agentcore_checkpoint::ListQuery {
+    agentcore_checkpoint::ListQuery {
+        thread_id: Some(thread.into()),
+        ..Default::default()
+    }
+}
