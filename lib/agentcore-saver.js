@@ -30,7 +30,11 @@ class AgentCoreSaver extends BaseCheckpointSaver {
   async getTuple(config) {
     if (config?.configurable?.thread_id === undefined) return undefined
     const where = place(config, 'getTuple')
-    const read = await native(() => this.inner.getTuple(where, getCheckpointId(config) || undefined))
+    const checkpointId = getCheckpointId(config) || undefined
+    if (checkpointId !== undefined && typeof checkpointId !== 'string') {
+      throw new TypeError(`AgentCoreSaver.getTuple: config.configurable.checkpoint_id must be a string, got ${describe(checkpointId)}`)
+    }
+    const read = await native(() => this.inner.getTuple(where, checkpointId))
     this.report(read.skipped)
     return read.tuple ? this.toTuple(read.tuple) : undefined
   }
@@ -90,7 +94,9 @@ class AgentCoreSaver extends BaseCheckpointSaver {
     const where = place(config, 'putWrites')
     const checkpointId = config.configurable.checkpoint_id
     if (typeof checkpointId !== 'string' || checkpointId === '') {
-      throw new TypeError('AgentCoreSaver.putWrites: config.configurable.checkpoint_id is required')
+      throw new TypeError(
+        `AgentCoreSaver.putWrites: config.configurable.checkpoint_id is required and must be a non-empty string, got ${describe(checkpointId)}`,
+      )
     }
     if (typeof taskId !== 'string' || taskId === '') {
       throw new TypeError(`AgentCoreSaver.putWrites: taskId must be a non-empty string, got ${describe(taskId)}`)
