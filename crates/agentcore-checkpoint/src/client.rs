@@ -23,15 +23,18 @@ use aws_sdk_bedrockagentcore::types::{
 };
 use aws_sdk_bedrockagentcore::Client;
 use aws_smithy_runtime::client::retries::{RetryPartition, TokenBucket};
-use tokio::sync::OnceCell;
+use tokio::sync::{OnceCell, Semaphore, SemaphorePermit};
 
 use crate::error::{Error, Result};
-use crate::record::{COPY_KEY, MARKER_KEY};
+use crate::record::MARKER_KEY;
 
 /// The error code of a CreateEvent whose clientToken was used before with
 /// other bytes: the same event, serialised again (object keys come out in
 /// another order), when a maintenance task is run again.
 pub const TOKEN_REUSED: &str = "IdempotentParameterMismatch";
+
+/// Requests one client sends at once; more wait their turn.
+pub const MAX_IN_FLIGHT: usize = 64;
 
 /// Most events ListEvents returns in one page.
 pub const PAGE_SIZE: i32 = 100;
@@ -63,6 +66,7 @@ pub struct ClientOptions {
 pub struct MemoryClient {
     options: ClientOptions,
     client: OnceCell<Client>,
+    in_flight: Semaphore,
 }
 
 impl MemoryClient {
@@ -70,6 +74,7 @@ impl MemoryClient {
         Self {
             options,
             client: OnceCell::new(),
+            in_flight: Semaphore::new(MAX_IN_FLIGHT),
         }
     }
 
@@ -77,8 +82,16 @@ impl MemoryClient {
         &self.options.memory_id
     }
 
-    async fn sdk(&self) -> &Client {
-        self.client.get_or_init(|| connect(&self.options)).await
+    /// The SDK client, and a permit to send one request with it: holding
+    /// requests beyond MAX_IN_FLIGHT in a queue here bounds the memory of
+    /// requests in flight and the connections open, whatever the caller's
+    /// concurrency (a thousand graphs at once, say).
+    async fn sdk(&self) -> (&Client, SemaphorePermit<'_>) {
+        let permit = self.in_flight.acquire().await.expect("never closed");
+        (
+            self.client.get_or_init(|| connect(&self.options)).await,
+            permit,
+        )
     }
 
     pub async fn create_event(
@@ -89,13 +102,11 @@ impl MemoryClient {
         payload: Vec<PayloadType>,
         marker: &str,
         client_token: String,
-        copied_from: Option<&str>,
+        extra: &[(&str, &str)],
     ) -> Result<String> {
+        let (sdk, _permit) = self.sdk().await;
         let marker = MetadataValue::StringValue(marker.to_string());
-        let copy = copied_from.map(|c| MetadataValue::StringValue(c.to_string()));
-        let mut request = self
-            .sdk()
-            .await
+        let mut request = sdk
             .create_event()
             .memory_id(self.memory_id())
             .actor_id(actor)
@@ -104,8 +115,8 @@ impl MemoryClient {
             .set_payload(Some(payload))
             .metadata(MARKER_KEY, marker)
             .client_token(client_token);
-        if let Some(copy) = copy {
-            request = request.metadata(COPY_KEY, copy);
+        for (key, value) in extra {
+            request = request.metadata(*key, MetadataValue::StringValue(value.to_string()));
         }
         let out = request.send().await.map_err(|e| {
             let reused = matches!(
@@ -134,9 +145,8 @@ impl MemoryClient {
         next_token: Option<String>,
         include_payloads: bool,
     ) -> Result<(Vec<Event>, Option<String>)> {
-        let out = self
-            .sdk()
-            .await
+        let (sdk, _permit) = self.sdk().await;
+        let out = sdk
             .list_events()
             .memory_id(self.memory_id())
             .actor_id(actor)
@@ -173,9 +183,8 @@ impl MemoryClient {
     }
 
     pub async fn delete_event(&self, actor: &str, session: &str, event_id: &str) -> Result<()> {
-        let result = self
-            .sdk()
-            .await
+        let (sdk, _permit) = self.sdk().await;
+        let result = sdk
             .delete_event()
             .memory_id(self.memory_id())
             .actor_id(actor)
@@ -198,9 +207,8 @@ impl MemoryClient {
 
     /// Every session of an actor.
     pub async fn list_sessions(&self, actor: &str) -> Result<Vec<String>> {
-        let request = self
-            .sdk()
-            .await
+        let (sdk, _permit) = self.sdk().await;
+        let request = sdk
             .list_sessions()
             .memory_id(self.memory_id())
             .actor_id(actor);
@@ -224,7 +232,8 @@ impl MemoryClient {
 
     /// Every actor of the memory.
     pub async fn list_actors(&self) -> Result<Vec<String>> {
-        let request = self.sdk().await.list_actors().memory_id(self.memory_id());
+        let (sdk, _permit) = self.sdk().await;
+        let request = sdk.list_actors().memory_id(self.memory_id());
         let pages = request
             .max_results(PAGE_SIZE)
             .into_paginator()

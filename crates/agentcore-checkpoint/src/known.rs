@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use lru::LruCache;
 
-use crate::record::{ChannelValue, CheckpointRecord, WritesRecord};
+use crate::record::{ChannelValue, CheckpointRecord, Typed, WritesRecord};
 
 /// Where a namespace's checkpoints are: actor, thread, namespace.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -43,16 +43,39 @@ pub struct Known {
 }
 
 impl Known {
+    /// Memory the entry holds, counted generously: every string and byte
+    /// buffer, plus the bookkeeping around them (shared buffers count once
+    /// per holder), so that the bound holds for real.
     fn bytes(&self) -> usize {
-        let values: usize = self.values.iter().map(|v| v.value.data.len() + 64).sum();
+        /// The LRU node, the key, and the Arcs, Vecs and Strings' headers.
+        const ENTRY: usize = 512;
+        const ITEM: usize = 64;
+        let typed = |t: &Typed| t.kind.len() + t.data.len() + ITEM;
+        let value = |v: &ChannelValue| v.channel.len() + v.version.len() + typed(&v.value) + ITEM;
+        let r = &self.record;
+        let ids =
+            r.actor.len() + r.thread_id.len() + r.checkpoint_ns.len() + 2 * r.checkpoint_id.len();
+        let versions: usize = r
+            .versions
+            .iter()
+            .map(|(c, v)| c.len() + v.len() + ITEM)
+            .sum();
+        let record =
+            ids + versions + r.filterable.len() + typed(&r.checkpoint) + typed(&r.metadata);
+        let values: usize = r.values.iter().chain(self.values.iter()).map(value).sum();
         let writes: usize = self
             .writes
             .iter()
             .flat_map(|w| &w.writes)
-            .map(|w| w.value.data.len() + 64)
+            .map(|w| w.channel.len() + typed(&w.value) + ITEM)
             .sum();
-        let record = self.record.checkpoint.data.len() + self.record.metadata.data.len();
-        values + writes + record + 256
+        let events: usize = self
+            .record_events
+            .iter()
+            .chain(&self.write_events)
+            .map(|e| e.len() + ITEM)
+            .sum();
+        ENTRY + record + values + writes + events + self.writes.len() * ENTRY
     }
 }
 
@@ -157,7 +180,6 @@ impl KnownCheckpoints {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Typed;
 
     fn known(id: &str, value_len: usize) -> (Key, Known) {
         let typed = |n: usize| Typed {

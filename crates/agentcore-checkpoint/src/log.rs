@@ -9,8 +9,12 @@
 //! left unseen. If a page breaks the order, or an id carries no time, the
 //! log is read to its end instead: a wrong observation costs requests,
 //! never correctness.
+//!
+//! Events whose metadata names their checkpoint are decoded only when a
+//! question needs that checkpoint: reading the newest checkpoint decodes its
+//! record and its writes, not the hundred events of the page around them.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Bound;
 use std::sync::Arc;
 
@@ -20,7 +24,9 @@ use crate::chunks::{Assembler, Joined};
 use crate::client::MemoryClient;
 use crate::error::Result;
 use crate::ids::uuid6_millis;
-use crate::record::{self, CheckpointRecord, Item, Record, Typed, WritesRecord};
+use crate::record::{
+    self, CheckpointRecord, Item, Record, Typed, WritesRecord, CHECKPOINT_KEY, MARKER_KEY,
+};
 
 pub struct SessionLog {
     client: Arc<MemoryClient>,
@@ -40,6 +46,10 @@ pub struct SessionLog {
     record_events: HashMap<String, Vec<String>>,
     write_events: HashMap<String, Vec<String>>,
     checkpoints: BTreeMap<String, Arc<CheckpointRecord>>,
+    /// Every checkpoint id seen, decoded or not.
+    ids: BTreeSet<String>,
+    /// Events not decoded yet, by the checkpoint their metadata names.
+    deferred: Deferred,
     writes: HashMap<String, Vec<Arc<WritesRecord>>>,
     values: HashMap<(String, String), Typed>,
     /// One line per event that is not a record of this thread.
@@ -70,6 +80,8 @@ impl SessionLog {
             record_events: HashMap::new(),
             write_events: HashMap::new(),
             checkpoints: BTreeMap::new(),
+            ids: BTreeSet::new(),
+            deferred: Deferred::default(),
             writes: HashMap::new(),
             values: HashMap::new(),
             skipped: Vec::new(),
@@ -94,11 +106,11 @@ impl SessionLog {
             .await?;
         self.exhausted = token.is_none();
         self.next_token = token;
-        events.iter().for_each(|e| self.ingest(e));
+        events.into_iter().for_each(|e| self.ingest(e));
         Ok(true)
     }
 
-    fn ingest(&mut self, event: &Event) {
+    fn ingest(&mut self, event: Event) {
         let ms = (event.event_timestamp().as_secs_f64() * 1000.0).round() as i64;
         if self.last_ms.is_some_and(|last| ms > last) {
             self.newest_first = false;
@@ -106,6 +118,19 @@ impl SessionLog {
         self.last_ms = Some(ms);
         self.oldest_ms = Some(self.oldest_ms.map_or(ms, |o| o.min(ms)));
         self.newest_ms = Some(self.newest_ms.map_or(ms, |n| n.max(ms)));
+        match labels(&event) {
+            Some(("checkpoint", id)) => {
+                self.ids.insert(id.clone());
+                self.deferred.records.entry(id).or_default().push(event);
+            }
+            Some(("writes", id)) => self.deferred.writes.entry(id).or_default().push(event),
+            // Parts are joined as they come, so a record split across pages
+            // completes whenever its last piece is read.
+            _ => self.decode(&event),
+        }
+    }
+
+    fn decode(&mut self, event: &Event) {
         for item in event.payload() {
             match decode_item(&mut self.assembler, item, event.event_id()) {
                 Some((Ok(r), events)) if self.belongs(&r) => self.index(r, events),
@@ -114,6 +139,19 @@ impl SessionLog {
                 None => {}
             }
         }
+    }
+
+    /// Decodes the deferred record of the checkpoint `id`, in the order its
+    /// events were read (newest first, so the newest copy wins).
+    fn decode_record(&mut self, id: &str) {
+        let events = self.deferred.take(id, false);
+        events.iter().for_each(|e| self.decode(e));
+    }
+
+    /// Decodes the deferred writes of the checkpoint `id`.
+    fn decode_writes(&mut self, id: &str) {
+        let events = self.deferred.take(id, true);
+        events.iter().for_each(|e| self.decode(e));
     }
 
     fn belongs(&self, r: &Record) -> bool {
@@ -138,6 +176,7 @@ impl SessionLog {
         by_id.entry(id.clone()).or_default().extend(events);
         match record {
             Record::Checkpoint(c) => {
+                self.ids.insert(c.checkpoint_id.clone());
                 for v in &c.values {
                     self.values
                         .entry((v.channel.clone(), v.version.clone()))
@@ -189,6 +228,7 @@ impl SessionLog {
 
     pub async fn checkpoint(&mut self, id: &str) -> Result<Option<Arc<CheckpointRecord>>> {
         loop {
+            self.decode_record(id);
             if let Some(c) = self.checkpoints.get(id) {
                 return Ok(Some(c.clone()));
             }
@@ -216,12 +256,21 @@ impl SessionLog {
         }
     }
 
-    fn newest_below(&self, below: Option<&str>) -> Option<Arc<CheckpointRecord>> {
-        let upper = below.map_or(Bound::Unbounded, Bound::Excluded);
-        self.checkpoints
-            .range::<str, _>((Bound::Unbounded, upper))
-            .next_back()
-            .map(|(_, c)| c.clone())
+    fn newest_below(&mut self, below: Option<&str>) -> Option<Arc<CheckpointRecord>> {
+        loop {
+            let upper = below.map_or(Bound::Unbounded, Bound::Excluded);
+            let id = self
+                .ids
+                .range::<str, _>((Bound::Unbounded, upper))
+                .next_back()?
+                .clone();
+            self.decode_record(&id);
+            if let Some(c) = self.checkpoints.get(&id) {
+                return Some(c.clone());
+            }
+            // Its events held nothing of this thread: not a candidate.
+            self.ids.remove(&id);
+        }
     }
 
     /// The events read so far that hold the checkpoint `id`, and its writes.
@@ -231,14 +280,15 @@ impl SessionLog {
     }
 
     /// The write records of the checkpoint `id` read so far.
-    pub fn writes_seen(&self, id: &str) -> Vec<Arc<WritesRecord>> {
+    pub fn writes_seen(&mut self, id: &str) -> Vec<Arc<WritesRecord>> {
+        self.decode_writes(id);
         self.writes.get(id).cloned().unwrap_or_default()
     }
 
     /// Every write record of the checkpoint `id`.
     pub async fn writes(&mut self, id: &str) -> Result<Vec<Arc<WritesRecord>>> {
         while !self.settled(id) && self.fetch().await? {}
-        Ok(self.writes.get(id).cloned().unwrap_or_default())
+        Ok(self.writes_seen(id))
     }
 
     /// The stored value of a channel at a version, wherever it was stored.
@@ -247,6 +297,11 @@ impl SessionLog {
         loop {
             if let Some(v) = self.values.get(&key) {
                 return Ok(Some(v.clone()));
+            }
+            // Any checkpoint may hold it: decode the deferred ones first.
+            if let Some(id) = self.deferred.records.keys().next().cloned() {
+                self.decode_record(&id);
+                continue;
             }
             if !self.fetch().await? {
                 return Ok(None);
@@ -273,4 +328,33 @@ pub fn decode_item(
         }) => assembler.head(key, encoding, parts, sha256, event_id),
         Err(why) => Some((Err(why), vec![event_id.to_string()])),
     }
+}
+
+/// Events read but not decoded yet, by the checkpoint their metadata names:
+/// its record (whole, or the head of a split one), and its writes.
+#[derive(Default)]
+struct Deferred {
+    records: HashMap<String, Vec<Event>>,
+    writes: HashMap<String, Vec<Event>>,
+}
+
+impl Deferred {
+    fn take(&mut self, id: &str, writes: bool) -> Vec<Event> {
+        let kind = if writes {
+            &mut self.writes
+        } else {
+            &mut self.records
+        };
+        kind.remove(id).unwrap_or_default()
+    }
+}
+
+/// An event's kind and checkpoint, from the metadata the saver gives it;
+/// `None` for events without them (another writer's, or an older version's),
+/// which are decoded as they are read.
+fn labels(event: &Event) -> Option<(&str, String)> {
+    let metadata = event.metadata()?;
+    let text = |key| metadata.get(key).and_then(|v| v.as_string_value().ok());
+    let kind = text(MARKER_KEY)?;
+    Some((kind.as_str(), text(CHECKPOINT_KEY)?.clone()))
 }

@@ -166,12 +166,31 @@ pub const MARKER_KEY: &str = "langgraph";
 /// the source, so that an interrupted copy can be resumed and any other
 /// content of the target refused.
 pub const COPY_KEY: &str = "langgraph-copy-of";
+/// Event metadata key naming the checkpoint an event's record is about, so
+/// that readers decode only the events a question needs.
+pub const CHECKPOINT_KEY: &str = "langgraph-checkpoint";
+
+/// Whether a value may go into event metadata (the service's pattern).
+pub fn fits_metadata(value: &str) -> bool {
+    value.len() <= 256
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c.is_ascii_whitespace() || "._:/=+@-".contains(c))
+}
 
 pub fn is_ours(event: &aws_sdk_bedrockagentcore::types::Event) -> bool {
     event.metadata().is_some_and(|m| m.contains_key(MARKER_KEY))
 }
 
 impl Record {
+    /// The checkpoint the record is about.
+    pub fn checkpoint_id(&self) -> &str {
+        match self {
+            Record::Checkpoint(c) => &c.checkpoint_id,
+            Record::Writes(w) => &w.checkpoint_id,
+        }
+    }
+
     /// The marker's value: what kind of record the event holds.
     pub fn kind(&self) -> &'static str {
         match self {

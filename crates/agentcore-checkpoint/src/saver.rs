@@ -22,7 +22,8 @@ use crate::ids::{self, uuid6_millis};
 use crate::known::{Key, Known, KnownCheckpoints, Scope};
 use crate::log::SessionLog;
 use crate::record::{
-    self, ChannelValue, CheckpointRecord, Record, Typed, WriteEntry, WritesRecord,
+    self, ChannelValue, CheckpointRecord, Record, Typed, WriteEntry, WritesRecord, CHECKPOINT_KEY,
+    COPY_KEY,
 };
 use crate::writes::{self, PendingWrite};
 
@@ -39,7 +40,7 @@ const PART_MARKER: &str = "part";
 /// unchanged values stay in the event that wrote them.
 pub const CARRY_BYTES: usize = 256 * 1024;
 pub const DEFAULT_MAX_EVENT_BYTES: usize = 1024 * 1024;
-pub const DEFAULT_KNOWN_BYTES: usize = 64 * 1024 * 1024;
+pub const DEFAULT_KNOWN_BYTES: usize = 32 * 1024 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct SaverOptions {
@@ -423,10 +424,19 @@ impl Saver {
         let token = client_token(&parts);
         let packed = record::pack(record, self.compress);
         let client = &self.client;
+        let mut extra = Vec::new();
+        if let Some(copy) = copied_from {
+            extra.push((COPY_KEY, copy));
+        }
+        let checkpoint_id = record.checkpoint_id();
+        if record::fits_metadata(checkpoint_id) {
+            extra.push((CHECKPOINT_KEY, checkpoint_id));
+        }
+        let extra = extra.as_slice();
         if chunks::fits(&packed, self.max_event_bytes) {
             let payload = vec![record::whole(&packed)];
             let id = client
-                .create_event(&actor_id, &session, at, payload, kind, token, copied_from)
+                .create_event(&actor_id, &session, at, payload, kind, token, extra)
                 .await?;
             return Ok(vec![id]);
         }
@@ -447,7 +457,7 @@ impl Saver {
                         payload,
                         PART_MARKER,
                         part_token,
-                        copied_from,
+                        extra,
                     )
                     .await
             })
@@ -457,15 +467,7 @@ impl Saver {
         // Last: until the head is stored, readers ignore the parts.
         let payload = vec![record::head(token, &packed, count)];
         let head = client
-            .create_event(
-                actor_id,
-                session,
-                at,
-                payload,
-                kind,
-                token.clone(),
-                copied_from,
-            )
+            .create_event(actor_id, session, at, payload, kind, token.clone(), extra)
             .await?;
         events.insert(0, head);
         Ok(events)

@@ -191,3 +191,31 @@ async fn records_are_compressed_when_it_pays_and_the_option_turns_it_off() {
         sent[1]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_split_across_pages_reads_whole() {
+    let f = fixture().await;
+    let saver = saver_with(&f.server.endpoint(), &f.memory_id, |o| {
+        o.max_event_bytes = 16 * 1024
+    });
+    let p = place("many-parts", "");
+    let first = uuid6();
+    saver
+        .put(put(&p, &first, None, &[("a", "1")], &[("a", "1", "\"small\"")]))
+        .await
+        .unwrap();
+    // About 180 parts: the head and its parts span two ListEvents pages.
+    let id = uuid6();
+    let mut req = put(&p, &id, Some(&first), &[("a", "2")], &[]);
+    req.new_values.push(ChannelValue {
+        channel: "a".into(),
+        version: "2".into(),
+        value: typed_bytes(noise(2 * MIB, 13)),
+    });
+    saver.put(req).await.unwrap();
+    assert!(raw_events(&f, "tester", "many-parts").await.len() > 150);
+    let cold = saver_for(&f.server.endpoint(), &f.memory_id);
+    let t = cold.get_tuple(p, None).await.unwrap().value.unwrap();
+    assert_eq!(t.checkpoint_id, id);
+    assert!(t.values[0].value.data == noise(2 * MIB, 13));
+}
