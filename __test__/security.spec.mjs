@@ -1,8 +1,9 @@
 // Credentials and payload contents never reach errors or logs at default
 // levels, whatever goes wrong.
 import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { randomBytes } from 'node:crypto'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
 
 import { BedrockAgentCoreClient, CreateEventCommand } from '@aws-sdk/client-bedrock-agentcore'
 import test from 'ava'
@@ -31,7 +32,7 @@ test('a failing workload prints neither credentials nor payload contents', async
       payload: [{ conversational: { content: { text: 'CHAT-SECRET' }, role: 'USER' } }, { blob: { lgc: 1, enc: 'msgpack', data: 'BLOB-SECRET' } }],
     }),
   )
-  const child = spawn(process.execPath, [new URL('./helpers/secret-workload.mjs', import.meta.url).pathname, server.endpoint, memoryId], {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./helpers/secret-workload.mjs', import.meta.url)), server.endpoint, memoryId], {
     env: { ...process.env, ...SECRETS, AWS_REGION: 'us-east-1', RUST_LOG: undefined },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

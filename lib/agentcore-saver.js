@@ -14,6 +14,7 @@ const {
 const { NativeSaver } = require('../native.js')
 const { native, nativeSync } = require('./errors.js')
 const { resolveOptions, describe } = require('./options.js')
+const { checkPut, checkWrites } = require('./validate.js')
 
 /** Warnings about foreign events are given once per event, up to this many. */
 const MAX_REPORTED = 10_000
@@ -55,6 +56,7 @@ class AgentCoreSaver extends BaseCheckpointSaver {
 
   async put(config, checkpoint, metadata, newVersions) {
     const where = place(config, 'put')
+    checkPut(config, checkpoint)
     metadata = withRunId(config, metadata)
     const { channel_values: values = {}, ...rest } = checkpoint
     const [serialized, serializedMetadata, newValues] = await Promise.all([
@@ -98,6 +100,7 @@ class AgentCoreSaver extends BaseCheckpointSaver {
         `AgentCoreSaver.putWrites: config.configurable.checkpoint_id is required and must be a non-empty string, got ${describe(checkpointId)}`,
       )
     }
+    checkWrites(writes)
     if (typeof taskId !== 'string' || taskId === '') {
       throw new TypeError(`AgentCoreSaver.putWrites: taskId must be a non-empty string, got ${describe(taskId)}`)
     }

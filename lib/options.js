@@ -105,6 +105,7 @@ function distance(a, b) {
 }
 
 function describe(value) {
+  if (value === '') return 'an empty string'
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value
 }
 

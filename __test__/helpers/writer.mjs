@@ -7,6 +7,10 @@ import { AgentCoreSaver } from '../../index.js'
 
 const [endpoint, memoryId, name, stepsArg] = process.argv.slice(2)
 const saver = new AgentCoreSaver({ memoryId, endpoint })
+// Start together with the other writer: the parent says go once both are loaded.
+const go = new Promise((resolve) => process.once('message', resolve))
+process.send({ ready: true })
+await go
 let parent
 for (let step = 0; step < Number(stepsArg); step++) {
   const checkpoint = {

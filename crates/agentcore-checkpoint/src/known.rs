@@ -111,6 +111,14 @@ impl KnownCheckpoints {
         self.lock().lru.get(key).map(|(k, _)| k.clone())
     }
 
+    /// Whether this process knows a checkpoint of this id, in any thread.
+    pub fn contains_id(&self, checkpoint_id: &str) -> bool {
+        self.lock()
+            .lru
+            .iter()
+            .any(|(k, _)| k.checkpoint_id == checkpoint_id)
+    }
+
     /// The newest checkpoint of a namespace, as far as this process knows.
     pub fn newest(&self, scope: &Scope) -> Option<Known> {
         let mut entries = self.lock();

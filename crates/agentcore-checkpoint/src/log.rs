@@ -202,6 +202,11 @@ impl SessionLog {
                     .is_some_and(|floor| self.oldest_ms.is_some_and(|oldest| oldest < floor)))
     }
 
+    /// The (actorId, sessionId) the log reads.
+    pub fn key(&self) -> (String, String) {
+        (self.actor_id.clone(), self.session_id.clone())
+    }
+
     /// The time of the newest event read so far.
     pub fn newest_ms(&self) -> Option<i64> {
         self.newest_ms

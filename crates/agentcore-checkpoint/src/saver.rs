@@ -724,7 +724,7 @@ impl Saver {
 pub struct ListCursor {
     saver: Arc<Saver>,
     query: ListQuery,
-    sessions: Option<VecDeque<(String, String)>>,
+    sessions: Option<VecDeque<SessionLog>>,
     log: Option<SessionLog>,
     below: Option<String>,
     yielded: usize,
@@ -758,22 +758,68 @@ impl ListCursor {
 
     async fn open_next_session(&mut self) -> Result<bool> {
         if self.sessions.is_none() {
-            self.sessions = Some(self.sessions_to_read().await?);
+            let mut logs: VecDeque<SessionLog> = self
+                .sessions_to_read()
+                .await?
+                .into_iter()
+                .map(|(actor_id, session)| {
+                    SessionLog::new(
+                        self.saver.client.clone(),
+                        actor_id,
+                        session,
+                        self.query.thread_id.clone(),
+                        self.query.checkpoint_ns.clone(),
+                    )
+                })
+                .collect();
+            self.check_before(&mut logs).await?;
+            self.sessions = Some(logs);
         }
-        let Some((actor_id, session)) = self.sessions.as_mut().and_then(VecDeque::pop_front) else {
+        let Some(log) = self.sessions.as_mut().and_then(VecDeque::pop_front) else {
             return Ok(false);
         };
-        self.log = Some(SessionLog::new(
-            self.saver.client.clone(),
-            actor_id,
-            session,
-            self.query.thread_id.clone(),
-            self.query.checkpoint_ns.clone(),
-        ));
-        // `before` is a bound on ids, as LangGraph's savers treat it: the
-        // conformance suite lists one thread before another thread's id.
+        self.log = Some(log);
         self.below = self.query.before.clone();
         Ok(true)
+    }
+
+    /// LangGraph's savers treat `before` as a bound on ids, and its
+    /// conformance suite lists one thread before another thread's
+    /// checkpoint: an id is accepted if any thread has it. An id no thread
+    /// has is the caller's mistake (a stale or foreign config), refused
+    /// rather than listed as an empty or a whole history. Looking in the
+    /// listed sessions costs nothing the listing would not read anyway; the
+    /// rest of the memory is read only for an id found nowhere else.
+    async fn check_before(&self, logs: &mut VecDeque<SessionLog>) -> Result<()> {
+        let Some(before) = &self.query.before else {
+            return Ok(());
+        };
+        if self.saver.known.contains_id(before) {
+            return Ok(());
+        }
+        for log in logs.iter_mut() {
+            if log.checkpoint(before).await?.is_some() {
+                return Ok(());
+            }
+        }
+        let client = &self.saver.client;
+        let listed: HashSet<(String, String)> = logs.iter().map(SessionLog::key).collect();
+        for actor_id in client.list_actors().await? {
+            for session in client.list_sessions(&actor_id).await? {
+                if listed.contains(&(actor_id.clone(), session.clone())) {
+                    continue;
+                }
+                let mut log =
+                    SessionLog::new(client.clone(), actor_id.clone(), session, None, None);
+                if log.checkpoint(before).await?.is_some() {
+                    return Ok(());
+                }
+            }
+        }
+        Err(Error::invalid(
+            "before",
+            format!("names checkpoint '{before}', which no thread of this memory has"),
+        ))
     }
 
     /// (actorId, sessionId) pairs that may hold matching checkpoints.

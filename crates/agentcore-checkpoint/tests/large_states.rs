@@ -201,7 +201,13 @@ async fn a_record_split_across_pages_reads_whole() {
     let p = place("many-parts", "");
     let first = uuid6();
     saver
-        .put(put(&p, &first, None, &[("a", "1")], &[("a", "1", "\"small\"")]))
+        .put(put(
+            &p,
+            &first,
+            None,
+            &[("a", "1")],
+            &[("a", "1", "\"small\"")],
+        ))
         .await
         .unwrap();
     // About 180 parts: the head and its parts span two ListEvents pages.

@@ -392,3 +392,31 @@ async fn delta_history_walks_ancestors_in_one_pass() {
         ["[1]", "[2]"]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn before_must_name_a_checkpoint_some_thread_has() {
+    let f = fixture().await;
+    let a = grow(&f.saver, &place("thread-a", ""), 3, 16, 1).await;
+    let b = grow(&f.saver, &place("thread-b", ""), 3, 16, 1).await;
+    // A new process: nothing known in memory.
+    let cold = std::sync::Arc::new(saver_for(&f.server.endpoint(), &f.memory_id));
+    let below = |before: &str| agentcore_checkpoint::ListQuery {
+        before: Some(before.to_string()),
+        ..of_thread("thread-b")
+    };
+    // Another thread's id is a bound, as LangGraph's conformance suite uses it.
+    let listed = listed_ids(&cold, below(&a[1])).await;
+    let expected: Vec<_> = b.iter().rev().filter(|id| *id < &a[1]).cloned().collect();
+    assert_eq!(listed, expected);
+    // An id no thread has is refused, naming `before` and the id.
+    let unknown = uuid6();
+    let mut cursor = cold.list(below(&unknown)).unwrap();
+    let err = cursor.next().await.unwrap_err();
+    assert_eq!(err.code, "InvalidArgument");
+    assert!(
+        err.message.starts_with("before names checkpoint"),
+        "{}",
+        err.message
+    );
+    assert!(err.message.contains(&unknown));
+}
