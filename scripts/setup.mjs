@@ -59,12 +59,17 @@ function napiCli() {
   return binOf('@napi-rs/cli', 'napi')
 }
 
+// What decides node_modules: the dependency fields of package.json and the
+// lockfile. Scripts, metadata and the rest may change without a reinstall.
+const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies', 'overrides']
+
 function manifestDigest() {
   const hash = createHash('sha256')
-  for (const name of ['package.json', 'package-lock.json']) {
-    const file = path.join(root, name)
-    hash.update(existsSync(file) ? readFileSync(file) : '')
-  }
+  const manifest = path.join(root, 'package.json')
+  const fields = existsSync(manifest) ? JSON.parse(readFileSync(manifest, 'utf8')) : {}
+  hash.update(JSON.stringify(DEPENDENCY_FIELDS.map((field) => fields[field] ?? null)))
+  const lock = path.join(root, 'package-lock.json')
+  hash.update(existsSync(lock) ? readFileSync(lock) : '')
   return hash.digest('hex')
 }
 
