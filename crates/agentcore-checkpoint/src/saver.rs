@@ -40,7 +40,7 @@ const PART_MARKER: &str = "part";
 /// unchanged values stay in the event that wrote them.
 pub const CARRY_BYTES: usize = 256 * 1024;
 pub const DEFAULT_MAX_EVENT_BYTES: usize = 1024 * 1024;
-pub const DEFAULT_KNOWN_BYTES: usize = 32 * 1024 * 1024;
+pub const DEFAULT_KNOWN_BYTES: usize = 8 * 1024 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct SaverOptions {
