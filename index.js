@@ -5,7 +5,7 @@
 // users import. `module.exports = { ... }` in this literal form lets Node's
 // ESM loader see the names, so `import { AgentCoreSaver } from ...` works too.
 
-const { startLocalMemory } = require('./native.js')
+const { startLocalMemory } = require('./lib/load-native.js')
 const { AgentCoreSaver } = require('./lib/agentcore-saver.js')
 const { AgentCoreError } = require('./lib/errors.js')
 

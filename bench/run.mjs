@@ -2,7 +2,7 @@
 // process, so the client's CPU is measured apart from the server's), at 0
 // and 10 ms injected latency; then a report in bench/results/. Run through
 // `npm run bench` (scripts/bench.mjs), which builds what is missing first.
-//   node bench/run.mjs [--quick] [--python PATH | --no-python]
+//   node bench/run.mjs [--quick] [--python PATH | --python-skipped REASON]
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -15,27 +15,35 @@ import { parseArgs } from 'node:util'
 import { MemorySaver } from '@langchain/langgraph-checkpoint'
 
 import { AgentCoreSaver } from '../index.js'
+import { addonBuild } from './addon-build.mjs'
 import { chart } from './chart.mjs'
 import { report } from './report.mjs'
-import { chatBytes, graphWall, operations } from './workload.mjs'
+import { chatMessages, gzipRatio } from './text.mjs'
+import { chatBytes, graphWall, operations, smallMessages, stepReply } from './workload.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const root = path.join(here, '..')
 const { values: args } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
+    // The virtualenv's Python with langgraph-checkpoint-aws installed.
     python: { type: 'string' },
-    'no-python': { type: 'boolean', default: false },
-    build: { type: 'string', default: 'release' },
+    // Why the Python saver is left out, when it is.
+    'python-skipped': { type: 'string' },
+    // The command as the user typed it, for the report.
+    command: { type: 'string', default: 'node bench/run.mjs' },
   },
 })
 
 const plan = {
   latencies: [0, 10],
   lengths: args.quick ? [1, 100] : [1, 100, 1000],
-  reps: args.quick ? 10 : 50,
+  reps: args.quick ? 20 : 100,
   chatSizes: [10, 100, 500],
+  graphRuns: args.quick ? 3 : 7,
   scaleThreads: args.quick ? 100 : 1000,
+  scaleSupersteps: 20,
+  rssTargetMb: 300,
 }
 
 /** A local server as its own process; resolves once it prints its endpoint. */
@@ -70,102 +78,152 @@ function processCpuMs(pid) {
   }
 }
 
-const memoryId = (label) => `bench-${label.replace(/[^a-z0-9]/gi, '').slice(0, 20)}-${Math.random().toString(36).slice(2, 12).padEnd(10, '0')}`
+// A memoryId of the form the saver requires (a name, a dash, 10 letters or
+// digits), new for each series so that no two share a session.
+const memoryId = (label) => `bench${label.replace(/[^a-z0-9]/gi, '').slice(0, 20)}-${Math.random().toString(36).slice(2, 12).padEnd(10, '0')}`
 
-const jsSavers = (endpoint) => ({
-  AgentCoreSaver: () => new AgentCoreSaver({ memoryId: memoryId('acs'), endpoint }),
-  'AgentCoreSaver (cache)': () => new AgentCoreSaver({ memoryId: memoryId('cache'), endpoint, cache: true }),
-  'MemorySaver (floor)': () => new MemorySaver(),
-})
+/** The JS savers of the operations and graph measurements. */
+const jsSeries = (endpoint) => [
+  { label: 'AgentCoreSaver', make: (id) => new AgentCoreSaver({ memoryId: id, endpoint }) },
+  { label: 'AgentCoreSaver (cache)', make: (id) => new AgentCoreSaver({ memoryId: id, endpoint, cache: true }) },
+  { label: 'MemorySaver (floor)', make: () => new MemorySaver(), inProcess: true },
+]
 
-function runPython(python, job) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(python, [path.join(here, 'python_saver.py'), JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] })
-    let out = ''
-    child.stdout.on('data', (d) => (out += d))
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`python_saver.py exited with ${code}`))))
-  })
-}
+/** The JS savers of the chat bytes measurement (MemorySaver sends nothing). */
+const chatSeries = (endpoint) => [
+  { label: 'AgentCoreSaver', make: (id) => new AgentCoreSaver({ memoryId: id, endpoint }) },
+  { label: 'AgentCoreSaver (compress: false)', make: (id) => new AgentCoreSaver({ memoryId: id, endpoint, compress: false }) },
+]
 
-async function scale() {
-  const server = await startServer(0, ['--max-in-flight', '4096'])
+/**
+ * The saver of a series, or undefined after noting in `unavailable` why
+ * the constructor refused it (an option this build does not have yet).
+ */
+function construct(series, id, unavailable) {
   try {
-    const child = spawn(process.execPath, [path.join(here, 'scale.mjs'), server.endpoint, memoryId('scale'), String(plan.scaleThreads)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
-    let out = ''
-    child.stdout.on('data', (d) => (out += d))
-    const [code] = await once(child, 'exit')
-    if (code !== 0) throw new Error(`bench/scale.mjs exited with ${code}`)
-    return { ...JSON.parse(out), serverCpuSeconds: server.cpuMs() / 1000 }
-  } finally {
-    await server.close()
+    return series.make(id)
+  } catch (error) {
+    unavailable[series.label] = error.message
+    return undefined
   }
 }
 
+/** Runs bench/python_saver.py on one job (passed on stdin) and returns its JSON answer. */
+function runPython(python, job) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(python, [path.join(here, 'python_saver.py')], { stdio: ['pipe', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.on('error', reject)
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`bench/python_saver.py (${job.kind}) exited with ${code}`))))
+    child.stdin.end(JSON.stringify(job))
+  })
+}
+
+/** bench/scale.mjs in a child process of its own, so that its peak RSS is its own. */
+async function scale(kind, endpoint) {
+  const child = spawn(process.execPath, [path.join(here, 'scale.mjs'), kind, endpoint ?? '-', memoryId('scale'), String(plan.scaleThreads)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  let out = ''
+  child.stdout.on('data', (d) => (out += d))
+  const [code] = await once(child, 'exit')
+  if (code !== 0) throw new Error(`bench/scale.mjs ${kind} exited with ${code}`)
+  return JSON.parse(out)
+}
+
+async function scaleRuns() {
+  const out = {}
+  const server = await startServer(0, ['--max-in-flight', '4096'])
+  try {
+    const serverCpu = server.cpuMs()
+    console.error(`bench: AgentCoreSaver, ${plan.scaleThreads} threads x ${plan.scaleSupersteps} supersteps at once`)
+    out.AgentCoreSaver = await scale('agentcore', server.endpoint)
+    out.AgentCoreSaver.serverCpuSeconds = (server.cpuMs() - serverCpu) / 1000
+  } finally {
+    await server.close()
+  }
+  console.error(`bench: MemorySaver, ${plan.scaleThreads} threads x ${plan.scaleSupersteps} supersteps at once`)
+  out['MemorySaver (floor)'] = await scale('memory')
+  console.error(`bench: no checkpointer, ${plan.scaleThreads} threads x ${plan.scaleSupersteps} supersteps at once`)
+  out['no checkpointer (LangGraph alone)'] = await scale('none')
+  return out
+}
+
 async function main() {
-  const python = args['no-python'] ? undefined : args.python
+  const python = args.python
   const results = {
     machine: {
       cpus: os.cpus().length,
       cpuModel: os.cpus()[0]?.model,
       memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+      os: `${os.type()} ${os.release()}`,
       node: process.version,
-      python: python ? 'see pythonVersion' : undefined,
-      addonBuild: args.build,
+      addonBuild: addonBuild(root),
     },
+    command: args.command,
     plan,
-    python: python ? 'included' : 'skipped: no Python (pass --python or install Python 3)',
+    python: python ? await runPython(python, { kind: 'versions' }) : { skipped: args['python-skipped'] ?? 'not asked for' },
+    unavailable: {},
     operations: {},
-    chatBytes: {},
     graphWallMs: {},
+    chatBytes: {},
   }
+  const chat = chatMessages(Math.max(...plan.chatSizes))
+  results.chatGzipRatio = gzipRatio(chat)
   for (const latencyMs of plan.latencies) {
     const server = await startServer(latencyMs)
     const common = { endpoint: server.endpoint, reps: plan.reps, lengths: plan.lengths, serverCpuMs: server.cpuMs }
     try {
       const ops = (results.operations[latencyMs] = {})
       const walls = (results.graphWallMs[latencyMs] = {})
-      for (const [label, make] of Object.entries(jsSavers(server.endpoint))) {
-        console.error(`bench: ${label}, ${latencyMs} ms latency`)
-        ops[label] = await operations(make(), { ...common, label: label.replace(/\W/g, '') })
-        walls[label] = await graphWall(make(), { label: label.replace(/\W/g, '') })
+      for (const series of jsSeries(server.endpoint)) {
+        const id = memoryId(series.label)
+        const saver = construct(series, id, results.unavailable)
+        if (!saver) continue
+        console.error(`bench: ${series.label}, ${latencyMs} ms latency`)
+        const label = series.label.replace(/\W/g, '')
+        const fresh = series.inProcess ? undefined : () => series.make(id)
+        ops[series.label] = await operations(saver, { ...common, label, fresh })
+        walls[series.label] = await graphWall(series.make(memoryId(series.label)), { label, runs: plan.graphRuns })
       }
       if (latencyMs === 0) {
-        results.chatBytes.AgentCoreSaver = await chatBytes(new AgentCoreSaver({ memoryId: memoryId('chat'), endpoint: server.endpoint }), {
-          endpoint: server.endpoint,
-          sizes: plan.chatSizes,
-          label: 'chat',
-        })
-        results.chatBytes['AgentCoreSaver (compress: false)'] = await chatBytes(
-          new AgentCoreSaver({ memoryId: memoryId('plain'), endpoint: server.endpoint, compress: false }),
-          { endpoint: server.endpoint, sizes: plan.chatSizes, label: 'plain' },
-        )
+        for (const series of chatSeries(server.endpoint)) {
+          const saver = construct(series, memoryId(series.label), results.unavailable)
+          if (!saver) continue
+          console.error(`bench: ${series.label}, chat bytes`)
+          results.chatBytes[series.label] = await chatBytes(saver, { endpoint: server.endpoint, sizes: plan.chatSizes, label: 'chat', messages: chat })
+        }
       }
       for (const layout of python ? ['legacy', 'snapshot'] : []) {
         const label = `Python AgentCoreMemorySaver (${layout})`
         console.error(`bench: ${label}, ${latencyMs} ms latency`)
         const job = { endpoint: server.endpoint, memoryId: memoryId(layout), layout, serverPid: server.pid }
-        ops[label] = await runPython(python, { ...job, kind: 'operations', reps: plan.reps, lengths: plan.lengths })
-        walls[label] = await runPython(python, { ...job, kind: 'graphWall' })
-        if (latencyMs === 0) results.chatBytes[label] = await runPython(python, { ...job, kind: 'chatBytes', chatSizes: plan.chatSizes })
+        ops[label] = await runPython(python, { ...job, kind: 'operations', reps: plan.reps, lengths: plan.lengths, messages: smallMessages })
+        walls[label] = await runPython(python, { ...job, kind: 'graphWall', runs: plan.graphRuns, stepReply })
+        if (latencyMs === 0) {
+          results.chatBytes[label] = await runPython(python, { ...job, kind: 'chatBytes', chatSizes: plan.chatSizes, chatMessages: chat })
+        }
       }
     } finally {
       await server.close()
     }
   }
-  console.error(`bench: ${plan.scaleThreads} threads x 20 supersteps`)
-  results.scale = await scale()
+  results.scale = await scaleRuns()
 
   const dir = path.join(here, 'results')
   mkdirSync(dir, { recursive: true })
   writeFileSync(path.join(dir, 'report.json'), JSON.stringify(results, null, 2) + '\n')
   writeFileSync(path.join(dir, 'chart.svg'), chart(results))
-  writeFileSync(path.join(dir, 'report.md'), report(results, process.argv.slice(2)))
+  writeFileSync(path.join(dir, 'report.md'), report(results))
   console.log(`bench: wrote ${path.relative(root, dir)}/report.md, report.json and chart.svg`)
-  const { scale: s } = results
-  if (s.completed !== s.threads || s.readBack !== s.threads || s.peakRssMb >= 300) {
-    console.error(`bench: scale target missed: ${s.completed}/${s.threads} completed, ${s.readBack} read back, peak RSS ${s.peakRssMb.toFixed(0)} MB`)
+
+  const s = results.scale.AgentCoreSaver
+  if (s.completed !== s.threads || s.readBack !== s.threads || s.peakRssMb >= plan.rssTargetMb) {
+    console.error(
+      `bench: scale target missed: ${s.completed}/${s.threads} threads completed, ${s.readBack} read back, ` +
+        `peak RSS ${s.peakRssMb.toFixed(0)} MB (target < ${plan.rssTargetMb} MB)`,
+    )
     process.exitCode = 1
   }
 }

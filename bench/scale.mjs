@@ -1,15 +1,37 @@
-// 1,000 threads of 20 supersteps each, all at once, in this one process:
-// run by bench/run.mjs as a child so that its peak RSS is its own. Prints
-// one JSON line.
+// Many threads of 20 supersteps each, all at once, in this one process: run
+// by bench/run.mjs as a child so that its peak RSS is its own. Prints one
+// JSON line.
+//   node bench/scale.mjs agentcore|memory|none ENDPOINT MEMORY_ID THREADS
+// `none` runs the graph with no checkpointer: LangGraph's own footprint.
+import { MemorySaver } from '@langchain/langgraph-checkpoint'
+
 import { AgentCoreSaver } from '../index.js'
 import { serverStats, twentySteps } from './workload.mjs'
 
-const [endpoint, memoryId, threadsArg] = process.argv.slice(2)
+const [kind, endpoint, memoryId, threadsArg] = process.argv.slice(2)
 const threads = Number(threadsArg)
-const saver = new AgentCoreSaver({ memoryId, endpoint, maxAttempts: 10 })
+const remote = kind === 'agentcore'
+// maxAttempts: 1,000 threads at once may meet the server's in-flight limit.
+const makeSaver = () =>
+  remote ? new AgentCoreSaver({ memoryId, endpoint, maxAttempts: 10 }) : kind === 'memory' ? new MemorySaver() : undefined
+const saver = makeSaver()
 const graph = twentySteps(saver)
 
-await serverStats(endpoint, { reset: true })
+// What the peak is made of: the V8 heap (LangGraph's and the JS side's
+// objects, garbage included) against the rest (the addon's Rust side, Node
+// itself), sampled while the threads run.
+// A saver whose calls never wait for I/O (MemorySaver) leaves the timer no
+// turn: then only the sample at the end counts.
+const peak = { heapTotal: 0, heapUsed: 0, outsideHeap: 0 }
+const sample = () => {
+  const m = process.memoryUsage()
+  peak.heapTotal = Math.max(peak.heapTotal, m.heapTotal)
+  peak.heapUsed = Math.max(peak.heapUsed, m.heapUsed)
+  peak.outsideHeap = Math.max(peak.outsideHeap, m.rss - m.heapTotal)
+}
+const sampler = setInterval(sample, 100)
+
+if (remote) await serverStats(endpoint, { reset: true })
 const cpu = process.cpuUsage()
 const start = process.hrtime.bigint()
 const results = await Promise.allSettled(
@@ -17,14 +39,19 @@ const results = await Promise.allSettled(
 )
 const seconds = Number(process.hrtime.bigint() - start) / 1e9
 const used = process.cpuUsage(cpu)
+sample()
+clearInterval(sampler)
 const completed = results.filter((r) => r.status === 'fulfilled' && r.value.count === 20).length
+// Error messages only (the saver's carry no payloads), to say why a thread failed.
 const failures = results.filter((r) => r.status === 'rejected').map((r) => String(r.reason?.message ?? r.reason))
-const stats = await serverStats(endpoint)
-// Every thread's newest checkpoint, read back by a new saver.
-const reader = new AgentCoreSaver({ memoryId, endpoint, maxAttempts: 10 })
+const stats = remote ? await serverStats(endpoint) : undefined
+
+// Every thread's newest checkpoint, read back by a new saver (for
+// MemorySaver, the same one: it has nothing elsewhere to read from).
+const reader = remote ? makeSaver() : saver
 let readBack = 0
-for (let i = 0; i < threads; i += 50) {
-  const batch = Array.from({ length: Math.min(50, threads - i) }, (_, j) => reader.getTuple({ configurable: { thread_id: `scale-${i + j}` } }))
+for (let i = 0; reader && i < threads; i += 50) {
+  const batch = Array.from({ length: Math.min(50, threads - i) }, (_, j) => reader.getTuple({ configurable: { thread_id: `scale-${i + j}`, checkpoint_ns: '' } }))
   readBack += (await Promise.all(batch)).filter((t) => t?.checkpoint.channel_values.count === 20).length
 }
 console.log(
@@ -36,10 +63,14 @@ console.log(
     seconds,
     supersteps: threads * 20,
     superstepsPerSecond: (threads * 20) / seconds,
-    createEventsPerSecond: stats.requests.CreateEvent / seconds,
-    requests: stats.requests,
-    throttled: stats.throttled,
+    createEventsPerSecond: stats ? stats.requests.CreateEvent / seconds : undefined,
+    requests: stats?.requests,
+    throttled: stats?.throttled,
     cpuSeconds: (used.user + used.system) / 1e6,
+    // maxRSS is in KiB.
     peakRssMb: process.resourceUsage().maxRSS / 1024,
+    peakHeapTotalMb: peak.heapTotal / 2 ** 20,
+    peakHeapUsedMb: peak.heapUsed / 2 ** 20,
+    peakOutsideHeapMb: peak.outsideHeap / 2 ** 20,
   }),
 )

@@ -105,7 +105,7 @@ function onFirstSignal(signals, stop) {
 async function serve(options) {
   // Loaded here, not above, so --help and flag errors work without the addon.
   // The loader alone: the server needs no LangGraph packages installed.
-  const { startLocalMemory } = require('../native.js')
+  const { startLocalMemory } = require('../lib/load-native.js')
   const server = await startLocalMemory(options)
   // The server runs on native threads, which do not keep Node's event loop
   // alive: this timer does, until a signal stops the server.

@@ -11,7 +11,7 @@ const {
   getCheckpointId,
   maxChannelVersion,
 } = require('@langchain/langgraph-checkpoint')
-const { NativeSaver } = require('../native.js')
+const { NativeSaver } = require('./load-native.js')
 const { native, nativeSync } = require('./errors.js')
 const { resolveOptions, describe } = require('./options.js')
 const { checkPut, checkWrites } = require('./validate.js')
