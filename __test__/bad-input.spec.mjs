@@ -266,8 +266,8 @@ for (const [what, reply] of Object.entries(answers)) {
   })
 }
 
-test('a server that accepts and never answers yields a TimeoutError after the per-attempt timeouts, not a hung agent', async (t) => {
-  t.timeout(30_000, 'the saver hung')
+/** A TCP server on loopback that accepts connections and never answers; closed with the test. */
+async function silentServer(t) {
   const sockets = new Set()
   const silent = createTcpServer((socket) => sockets.add(socket))
   silent.listen(0, '127.0.0.1')
@@ -276,9 +276,15 @@ test('a server that accepts and never answers yields a TimeoutError after the pe
     for (const s of sockets) s.destroy()
     silent.close()
   })
+  return `http://127.0.0.1:${silent.address().port}`
+}
+
+test('a server that accepts and never answers yields a TimeoutError after the per-attempt timeouts, not a hung agent', async (t) => {
+  t.timeout(30_000, 'the saver hung')
+  const endpoint = await silentServer(t)
   const saver = new AgentCoreSaver({
     memoryId: memoryId(),
-    endpoint: `http://127.0.0.1:${silent.address().port}`,
+    endpoint,
     maxAttempts: 2,
     requestTimeoutMs: 300,
     operationTimeoutMs: 2000,
@@ -293,18 +299,11 @@ test('a server that accepts and never answers yields a TimeoutError after the pe
 
 test('a server that accepts and never answers is bounded by the operation timeout alone', async (t) => {
   t.timeout(30_000, 'the saver hung')
-  const sockets = new Set()
-  const silent = createTcpServer((socket) => sockets.add(socket))
-  silent.listen(0, '127.0.0.1')
-  await once(silent, 'listening')
-  t.teardown(() => {
-    for (const s of sockets) s.destroy()
-    silent.close()
-  })
+  const endpoint = await silentServer(t)
   // Attempts that would each wait a minute: only operationTimeoutMs can end this.
   const saver = new AgentCoreSaver({
     memoryId: memoryId(),
-    endpoint: `http://127.0.0.1:${silent.address().port}`,
+    endpoint,
     maxAttempts: 10,
     requestTimeoutMs: 60_000,
     operationTimeoutMs: 1000,

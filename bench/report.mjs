@@ -157,7 +157,7 @@ function header(results) {
 
 const HOW_TO_READ =
   '**How to read.** Each saver grows a thread to each history length as LangGraph would (each superstep a put, then a putWrites against it), ' +
-  'then calls each operation repeatedly on it. Requests and bytes come from the local server\'s `/_local/stats`, reset before each operation\'s calls, ' +
+  'then calls each operation repeatedly on it: the reads first, then put and putWrites (whose repetitions pile writes onto one checkpoint, which no superstep does). Requests and bytes come from the local server\'s `/_local/stats`, reset before each operation\'s calls, ' +
   'so they count everything a call sent, retries included. Client CPU is the calling process\'s user + system time per call ' +
   '(Node: `process.cpuUsage()`, Python: `time.process_time()`); server CPU is the server process\'s, from `/proc` (10 ms ticks, so only ' +
   'meaningful summed over many calls). MemorySaver keeps state in the process: it is the floor for latency and CPU, not a competitor. ' +
