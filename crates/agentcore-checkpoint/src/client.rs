@@ -82,10 +82,12 @@ impl MemoryClient {
         &self.options.memory_id
     }
 
-    /// The SDK client, and a permit to send one request with it: holding
+    /// The SDK client, and a permit to send one request with it. Holding
     /// requests beyond MAX_IN_FLIGHT in a queue here bounds the memory of
     /// requests in flight and the connections open, whatever the caller's
-    /// concurrency (a thousand graphs at once, say).
+    /// concurrency (a thousand graphs at once, say). Callers box the SDK's
+    /// future, which is tens of kilobytes: a call still waiting for its
+    /// permit then holds only a pointer to it.
     async fn sdk(&self) -> (&Client, SemaphorePermit<'_>) {
         let permit = self.in_flight.acquire().await.expect("never closed");
         (
@@ -118,7 +120,7 @@ impl MemoryClient {
         for (key, value) in extra {
             request = request.metadata(*key, MetadataValue::StringValue(value.to_string()));
         }
-        let out = request.send().await.map_err(|e| {
+        let out = Box::pin(request.send()).await.map_err(|e| {
             let reused = matches!(
                 e.as_service_error(),
                 Some(CreateEventError::ValidationException(v))
@@ -146,15 +148,15 @@ impl MemoryClient {
         include_payloads: bool,
     ) -> Result<(Vec<Event>, Option<String>)> {
         let (sdk, _permit) = self.sdk().await;
-        let out = sdk
+        let request = sdk
             .list_events()
             .memory_id(self.memory_id())
             .actor_id(actor)
             .session_id(session)
             .include_payloads(include_payloads)
             .max_results(PAGE_SIZE)
-            .set_next_token(next_token)
-            .send()
+            .set_next_token(next_token);
+        let out = Box::pin(request.send())
             .await
             .map_err(|e| Error::from_sdk("ListEvents", e))?;
         let token = out.next_token().map(str::to_string);
@@ -184,14 +186,13 @@ impl MemoryClient {
 
     pub async fn delete_event(&self, actor: &str, session: &str, event_id: &str) -> Result<()> {
         let (sdk, _permit) = self.sdk().await;
-        let result = sdk
+        let request = sdk
             .delete_event()
             .memory_id(self.memory_id())
             .actor_id(actor)
             .session_id(session)
-            .event_id(event_id)
-            .send()
-            .await;
+            .event_id(event_id);
+        let result = Box::pin(request.send()).await;
         match result {
             Ok(_) => Ok(()),
             // Already gone: deleting is idempotent.
@@ -212,12 +213,8 @@ impl MemoryClient {
             .list_sessions()
             .memory_id(self.memory_id())
             .actor_id(actor);
-        let pages = request
-            .max_results(PAGE_SIZE)
-            .into_paginator()
-            .send()
-            .collect::<Vec<_>>()
-            .await;
+        let pages = request.max_results(PAGE_SIZE).into_paginator().send();
+        let pages = Box::pin(pages.collect::<Vec<_>>()).await;
         let mut sessions = Vec::new();
         for page in pages {
             let page = page.map_err(|e| Error::from_sdk("ListSessions", e))?;
@@ -234,12 +231,8 @@ impl MemoryClient {
     pub async fn list_actors(&self) -> Result<Vec<String>> {
         let (sdk, _permit) = self.sdk().await;
         let request = sdk.list_actors().memory_id(self.memory_id());
-        let pages = request
-            .max_results(PAGE_SIZE)
-            .into_paginator()
-            .send()
-            .collect::<Vec<_>>()
-            .await;
+        let pages = request.max_results(PAGE_SIZE).into_paginator().send();
+        let pages = Box::pin(pages.collect::<Vec<_>>()).await;
         let mut actors = Vec::new();
         for page in pages {
             let page = page.map_err(|e| Error::from_sdk("ListActors", e))?;
