@@ -85,13 +85,15 @@ impl MemoryClient {
     /// The SDK client, and a permit to send one request with it. Holding
     /// requests beyond MAX_IN_FLIGHT in a queue here bounds the memory of
     /// requests in flight and the connections open, whatever the caller's
-    /// concurrency (a thousand graphs at once, say). Callers box the SDK's
-    /// future, which is tens of kilobytes: a call still waiting for its
-    /// permit then holds only a pointer to it.
+    /// concurrency (a thousand graphs at once, say). The configuration
+    /// future is boxed, and callers box the SDK's request futures: each is
+    /// kilobytes, and every pending call would otherwise hold room for them.
     async fn sdk(&self) -> (&Client, SemaphorePermit<'_>) {
         let permit = self.in_flight.acquire().await.expect("never closed");
         (
-            self.client.get_or_init(|| connect(&self.options)).await,
+            self.client
+                .get_or_init(|| Box::pin(connect(&self.options)))
+                .await,
             permit,
         )
     }
