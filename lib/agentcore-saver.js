@@ -14,7 +14,7 @@ const {
 const { NativeSaver } = require('./load-native.js')
 const { native, nativeSync } = require('./errors.js')
 const { resolveOptions, describe } = require('./options.js')
-const { checkPut, checkWrites } = require('./validate.js')
+const { checkIdList, checkPut, checkThreadId, checkWrites } = require('./validate.js')
 
 /** Warnings about foreign events are given once per event, up to this many. */
 const MAX_REPORTED = 10_000
@@ -301,20 +301,6 @@ function withRunId(config, metadata) {
   const runId = config?.configurable?.run_id ?? config?.metadata?.run_id
   if (runId === undefined || metadata?.run_id !== undefined) return metadata
   return { ...metadata, run_id: runId }
-}
-
-function checkThreadId(method, name, value) {
-  if (typeof value !== 'string' || value === '') {
-    throw new TypeError(`AgentCoreSaver.${method}: ${name} must be a non-empty string, got ${describe(value)}`)
-  }
-}
-
-function checkIdList(method, name, values) {
-  if (!Array.isArray(values)) {
-    throw new TypeError(`AgentCoreSaver.${method}: ${name} must be an array of strings, got ${describe(values)}`)
-  }
-  values.forEach((value, i) => checkThreadId(method, `${name}[${i}]`, value))
-  return [...values]
 }
 
 function primitiveFields(metadata) {

@@ -34,4 +34,19 @@ function checkWrites(writes) {
   })
 }
 
-module.exports = { checkPut, checkWrites }
+/** A thread (or run) id: a non-empty string. */
+function checkThreadId(method, name, value) {
+  if (typeof value !== 'string' || value === '') {
+    throw new TypeError(`AgentCoreSaver.${method}: ${name} must be a non-empty string, got ${describe(value)}`)
+  }
+}
+
+function checkIdList(method, name, values) {
+  if (!Array.isArray(values)) {
+    throw new TypeError(`AgentCoreSaver.${method}: ${name} must be an array of strings, got ${describe(values)}`)
+  }
+  values.forEach((value, i) => checkThreadId(method, `${name}[${i}]`, value))
+  return [...values]
+}
+
+module.exports = { checkIdList, checkPut, checkThreadId, checkWrites }

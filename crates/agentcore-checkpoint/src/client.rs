@@ -229,6 +229,18 @@ impl MemoryClient {
         Ok(sessions)
     }
 
+    /// (actorId, sessionId) of every session of every actor: what a read
+    /// across threads goes through, at one ListActors and one ListSessions
+    /// per actor (and per page).
+    pub async fn all_sessions(&self) -> Result<Vec<(String, String)>> {
+        let mut all = Vec::new();
+        for actor_id in self.list_actors().await? {
+            let sessions = self.list_sessions(&actor_id).await?;
+            all.extend(sessions.into_iter().map(|s| (actor_id.clone(), s)));
+        }
+        Ok(all)
+    }
+
     /// Every actor of the memory.
     pub async fn list_actors(&self) -> Result<Vec<String>> {
         let (sdk, _permit) = self.sdk().await;

@@ -111,7 +111,7 @@ impl SessionLog {
     }
 
     fn ingest(&mut self, event: Event) {
-        let ms = (event.event_timestamp().as_secs_f64() * 1000.0).round() as i64;
+        let ms = event_ms(&event);
         if self.last_ms.is_some_and(|last| ms > last) {
             self.newest_first = false;
         }
@@ -169,11 +169,12 @@ impl SessionLog {
     }
 
     fn index(&mut self, record: Record, events: Vec<String>) {
-        let (by_id, id) = match &record {
-            Record::Checkpoint(c) => (&mut self.record_events, &c.checkpoint_id),
-            Record::Writes(w) => (&mut self.write_events, &w.checkpoint_id),
+        let by_id = match &record {
+            Record::Checkpoint(_) => &mut self.record_events,
+            Record::Writes(_) => &mut self.write_events,
         };
-        by_id.entry(id.clone()).or_default().extend(events);
+        let id = record.checkpoint_id().to_string();
+        by_id.entry(id).or_default().extend(events);
         match record {
             Record::Checkpoint(c) => {
                 self.ids.insert(c.checkpoint_id.clone());
@@ -313,6 +314,12 @@ impl SessionLog {
             }
         }
     }
+}
+
+/// An event's time in milliseconds. The SDK parses it through an f64, so
+/// `...600.123` can come back as `...600.122999`: round, not truncate.
+pub fn event_ms(event: &Event) -> i64 {
+    (event.event_timestamp().as_secs_f64() * 1000.0).round() as i64
 }
 
 /// A payload item as a whole record with the events that held it, once it

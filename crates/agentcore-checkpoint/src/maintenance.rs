@@ -13,9 +13,9 @@ use crate::chunks::Assembler;
 use crate::client::TOKEN_REUSED;
 use crate::error::{Error, Result};
 use crate::ids::{self, uuid6_millis};
-use crate::log::decode_item;
+use crate::log::{decode_item, event_ms};
 use crate::record::{self, ChannelValue, CheckpointRecord, Record, COPY_KEY};
-use crate::saver::{check_id, Place, Saver};
+use crate::saver::{check_id, place_of, Place, Saver};
 
 /// What `prune` does with the checkpoints it does not keep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,7 +43,7 @@ async fn read_session(
     let mut assembler = Assembler::default();
     let mut stored = Vec::new();
     for event in saver.client.all_events(actor_id, session, true).await? {
-        let at_ms = (event.event_timestamp().as_secs_f64() * 1000.0).round() as i64;
+        let at_ms = event_ms(&event);
         for item in event.payload() {
             let Some((Ok(record), events)) = decode_item(&mut assembler, item, event.event_id())
             else {
@@ -60,13 +60,6 @@ async fn read_session(
     }
     stored.sort_by(|a, b| (a.at_ms, &a.events).cmp(&(b.at_ms, &b.events)));
     Ok(stored)
-}
-
-fn checkpoint_id(record: &Record) -> &str {
-    match record {
-        Record::Checkpoint(c) => &c.checkpoint_id,
-        Record::Writes(w) => &w.checkpoint_id,
-    }
 }
 
 impl Saver {
@@ -89,11 +82,11 @@ impl Saver {
         }
         let actor = actor.unwrap_or(&self.default_actor).to_string();
         let actor_id = ids::actor_id(&actor);
-        let copy_mark = ids::thread_part(source);
-        self.refuse_foreign_target(&actor_id, target, &copy_mark)
-            .await?;
+        // The source's thread part marks its copies, and finds its sessions.
         let source_part = ids::thread_part(source);
         let sessions = self.client.list_sessions(&actor_id).await?;
+        self.refuse_foreign_target(&actor_id, &sessions, target, &source_part)
+            .await?;
         let mut copied = 0;
         for session in sessions
             .iter()
@@ -126,7 +119,7 @@ impl Saver {
                         stored.at_ms,
                         &identity,
                         &record,
-                        Some(&copy_mark),
+                        Some(&source_part),
                     )
                     .await;
                 done_before(copy)?;
@@ -139,9 +132,14 @@ impl Saver {
 
     /// Fails if the target thread holds events of this saver that are not
     /// an earlier, interrupted copy of the same source.
-    async fn refuse_foreign_target(&self, actor_id: &str, target: &str, mark: &str) -> Result<()> {
+    async fn refuse_foreign_target(
+        &self,
+        actor_id: &str,
+        sessions: &[String],
+        target: &str,
+        mark: &str,
+    ) -> Result<()> {
         let target_part = ids::thread_part(target);
-        let sessions = self.client.list_sessions(actor_id).await?;
         for session in sessions
             .iter()
             .filter(|s| ids::session_of_thread(s, &target_part))
@@ -208,26 +206,23 @@ impl Saver {
     pub async fn delete_for_runs(&self, run_ids: &[String]) -> Result<usize> {
         let runs: HashSet<&str> = run_ids.iter().map(String::as_str).collect();
         let mut deleted = 0;
-        for actor_id in self.client.list_actors().await? {
-            for session in self.client.list_sessions(&actor_id).await? {
-                let stored = read_session(self, &actor_id, &session, None).await?;
-                let doomed: HashSet<String> = stored
-                    .iter()
-                    .filter_map(|s| match &s.record {
-                        Record::Checkpoint(c) if runs.contains(run_of(c).as_str()) => {
-                            Some(c.checkpoint_id.clone())
-                        }
-                        _ => None,
-                    })
-                    .collect();
-                if doomed.is_empty() {
-                    continue;
-                }
-                for thread in stored.iter().map(|s| s.record.place().0.to_string()) {
-                    self.known.forget_thread(&thread);
-                }
-                deleted += self.remove(&actor_id, &session, stored, &doomed).await?;
+        for (actor_id, session) in self.client.all_sessions().await? {
+            let stored = read_session(self, &actor_id, &session, None).await?;
+            let doomed: HashSet<String> = stored
+                .iter()
+                .filter_map(|s| match &s.record {
+                    Record::Checkpoint(c) if runs.contains(run_of(c).as_str()) => {
+                        Some(c.checkpoint_id.clone())
+                    }
+                    _ => None,
+                })
+                .collect();
+            if doomed.is_empty() {
+                continue;
             }
+            let threads: HashSet<&str> = stored.iter().map(|s| s.record.place().0).collect();
+            threads.iter().for_each(|t| self.known.forget_thread(t));
+            deleted += self.remove(&actor_id, &session, stored, &doomed).await?;
         }
         Ok(deleted)
     }
@@ -248,7 +243,7 @@ impl Saver {
         let mut gone: Vec<String> = Vec::new();
         let holders = value_holders(&stored);
         for s in &stored {
-            let id = checkpoint_id(&s.record);
+            let id = s.record.checkpoint_id();
             if doomed.contains(id) {
                 gone.extend(s.events.iter().cloned());
                 continue;
@@ -257,11 +252,7 @@ impl Saver {
                 continue;
             };
             if let Some(inline) = inlined(c, &holders, doomed) {
-                let place = Place {
-                    actor: Some(c.actor.clone()),
-                    thread_id: c.thread_id.clone(),
-                    checkpoint_ns: c.checkpoint_ns.clone(),
-                };
+                let place = place_of(c);
                 let identity = ["inline", s.events[0].as_str()];
                 let record = Record::Checkpoint(inline);
                 // Its id's time, not now: a second run makes the same token.

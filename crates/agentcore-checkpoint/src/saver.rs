@@ -627,14 +627,8 @@ impl Saver {
     /// (actorId, sessionId) of every namespace of a thread, under any actor.
     pub(crate) async fn thread_sessions(&self, thread_id: &str) -> Result<Vec<(String, String)>> {
         let thread_part = ids::thread_part(thread_id);
-        let mut all = Vec::new();
-        for actor_id in self.client.list_actors().await? {
-            let sessions = self.client.list_sessions(&actor_id).await?;
-            let of_thread = sessions
-                .into_iter()
-                .filter(|s| ids::session_of_thread(s, &thread_part));
-            all.extend(of_thread.map(|s| (actor_id.clone(), s)));
-        }
+        let mut all = self.client.all_sessions().await?;
+        all.retain(|(_, s)| ids::session_of_thread(s, &thread_part));
         Ok(all)
     }
 
@@ -804,16 +798,13 @@ impl ListCursor {
         }
         let client = &self.saver.client;
         let listed: HashSet<(String, String)> = logs.iter().map(SessionLog::key).collect();
-        for actor_id in client.list_actors().await? {
-            for session in client.list_sessions(&actor_id).await? {
-                if listed.contains(&(actor_id.clone(), session.clone())) {
-                    continue;
-                }
-                let mut log =
-                    SessionLog::new(client.clone(), actor_id.clone(), session, None, None);
-                if log.checkpoint(before).await?.is_some() {
-                    return Ok(());
-                }
+        for (actor_id, session) in client.all_sessions().await? {
+            if listed.contains(&(actor_id.clone(), session.clone())) {
+                continue;
+            }
+            let mut log = SessionLog::new(client.clone(), actor_id, session, None, None);
+            if log.checkpoint(before).await?.is_some() {
+                return Ok(());
             }
         }
         Err(Error::invalid(
@@ -827,15 +818,9 @@ impl ListCursor {
         let client = &self.saver.client;
         let Some(thread) = &self.query.thread_id else {
             let ns = self.query.checkpoint_ns.as_deref();
-            let mut all = VecDeque::new();
-            for actor_id in client.list_actors().await? {
-                let sessions = client.list_sessions(&actor_id).await?;
-                let wanted = sessions
-                    .into_iter()
-                    .filter(|s| ns.is_none_or(|ns| ids::session_in_namespace(s, ns)));
-                all.extend(wanted.map(|s| (actor_id.clone(), s)));
-            }
-            return Ok(all);
+            let mut all = client.all_sessions().await?;
+            all.retain(|(_, s)| ns.is_none_or(|ns| ids::session_in_namespace(s, ns)));
+            return Ok(all.into());
         };
         let actor_id = ids::actor_id(
             self.query
@@ -917,7 +902,7 @@ fn tuple_of(known: &Known, pending_writes: Vec<PendingWrite>) -> Tuple {
     }
 }
 
-fn place_of(c: &CheckpointRecord) -> Place {
+pub(crate) fn place_of(c: &CheckpointRecord) -> Place {
     Place {
         actor: Some(c.actor.clone()),
         thread_id: c.thread_id.clone(),
