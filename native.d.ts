@@ -38,7 +38,13 @@ export declare class NativeSaver {
   /** The actor used when a config names none. */
   get defaultActorId(): string
   getTuple(place: NativePlace, checkpointId?: string | undefined | null): Promise<NativeRead>
+  /**
+   * Copies the request out of its JS buffers before returning, on this
+   * thread: the caller's buffers can then be collected while the write
+   * waits its turn, instead of outliving it in V8's old space.
+   */
   put(request: NativePut): Promise<void>
+  /** Copies its buffers at once, as `put` does. */
   putWrites(request: NativePutWrites): Promise<void>
   deleteThread(threadId: string): Promise<void>
   /** Returns how many records were copied. */

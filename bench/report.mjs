@@ -114,8 +114,8 @@ function chatTable(results) {
   return table(['saver', ...sizes.map((s) => `${s} messages: KiB (requests)`)], rows)
 }
 
-function scaleTable(results) {
-  const rows = Object.entries(results.scale).map(([label, s]) => [
+function scaleTable(rows) {
+  const body = Object.entries(rows).map(([label, s]) => [
     label,
     `${s.completed} / ${s.threads}`,
     s.readBack,
@@ -129,9 +129,18 @@ function scaleTable(results) {
     s.throttled ?? '–',
   ])
   return table(
-    ['saver', 'completed', 'read back', 'wall (s)', 'supersteps/s', 'CreateEvent/s', 'client CPU (s)', 'server CPU (s)', 'peak RSS (MB)', 'V8 heap / rest of RSS, sampled peaks (MB)', 'throttled'],
-    rows,
+    ['run', 'completed', 'read back', 'wall (s)', 'supersteps/s', 'CreateEvent/s', 'client CPU (s)', 'server CPU (s)', 'peak RSS (MB)', 'V8 heap / rest of RSS, sampled peaks (MB)', 'throttled'],
+    body,
   )
+}
+
+function scaleSections(results) {
+  return Object.entries(results.scale).flatMap(([, { flags, rows }]) => [
+    `### Node ${flags ? `with \`${flags}\`` : 'with its default flags'}`,
+    '',
+    scaleTable(rows),
+    '',
+  ])
 }
 
 function header(results) {
@@ -216,10 +225,12 @@ export function report(results) {
     `## ${results.plan.scaleThreads} threads × ${results.plan.scaleSupersteps} supersteps in one process`,
     '',
     `All threads run the 20-step graph at once in one Node process of their own, against a local server at 0 ms; then every thread's newest checkpoint is read back (by a new saver for AgentCoreSaver). ` +
-      `Target for AgentCoreSaver: all complete, peak RSS under ${results.plan.rssTargetMb} MB. The MemorySaver row is LangGraph's own cost with every checkpoint held in memory.`,
+      `Target for AgentCoreSaver: all complete, peak RSS under ${results.plan.rssTargetMb} MB. ` +
+      'Under LangGraph\'s default durability ("async") no superstep waits for its writes: a graph whose nodes do no I/O runs all 20 supersteps before the first write completes, so every write of the run is pending at once. ' +
+      'The no-op saver rows are LangGraph\'s own cost of that backlog: a saver that stores nothing and completes writes, in order, at the rate AgentCoreSaver reached in the row above. ' +
+      'The MemorySaver row is LangGraph with every checkpoint held in memory. Each set of rows runs under one set of Node flags: V8\'s defaults on this machine let garbage reach hundreds of megabytes before a full collection, LangGraph\'s own included.',
     '',
-    scaleTable(results),
-    '',
+    ...scaleSections(results),
   )
   return sections.join('\n')
 }

@@ -1,19 +1,58 @@
 // Many threads of 20 supersteps each, all at once, in this one process: run
 // by bench/run.mjs as a child so that its peak RSS is its own. Prints one
 // JSON line.
-//   node bench/scale.mjs agentcore|memory|none ENDPOINT MEMORY_ID THREADS
+//   node [FLAGS] bench/scale.mjs agentcore|paced|memory|none ENDPOINT MEMORY_ID THREADS DURABILITY [RATE]
 // `none` runs the graph with no checkpointer: LangGraph's own footprint.
-import { MemorySaver } from '@langchain/langgraph-checkpoint'
+// `paced` is LangGraph's own footprint with a backlog of writes: a saver
+// that stores nothing and completes at most RATE writes a second, in order.
+import { BaseCheckpointSaver, MemorySaver } from '@langchain/langgraph-checkpoint'
 
 import { AgentCoreSaver } from '../index.js'
 import { serverStats, twentySteps } from './workload.mjs'
 
-const [kind, endpoint, memoryId, threadsArg] = process.argv.slice(2)
+const [kind, endpoint, memoryId, threadsArg, durability, rateArg] = process.argv.slice(2)
 const threads = Number(threadsArg)
 const remote = kind === 'agentcore'
+
+/** Stores nothing; each write waits its place in a queue drained at `rate` a second. */
+class PacedSaver extends BaseCheckpointSaver {
+  constructor(rate) {
+    super()
+    this.queue = []
+    this.timer = setInterval(() => {
+      for (let i = 0; i < rate / 100 && this.queue.length > 0; i++) this.queue.shift()()
+    }, 10)
+  }
+
+  turn() {
+    return new Promise((resolve) => this.queue.push(resolve))
+  }
+
+  async getTuple() {
+    return undefined
+  }
+
+  async *list() {}
+
+  async put(config, checkpoint) {
+    await this.turn()
+    return { configurable: { ...config.configurable, checkpoint_id: checkpoint.id } }
+  }
+
+  async putWrites() {
+    await this.turn()
+  }
+
+  async deleteThread() {}
+}
+
 // maxAttempts: 1,000 threads at once may meet the server's in-flight limit.
-const makeSaver = () =>
-  remote ? new AgentCoreSaver({ memoryId, endpoint, maxAttempts: 10 }) : kind === 'memory' ? new MemorySaver() : undefined
+const makeSaver = () => {
+  if (remote) return new AgentCoreSaver({ memoryId, endpoint, maxAttempts: 10 })
+  if (kind === 'memory') return new MemorySaver()
+  if (kind === 'paced') return new PacedSaver(Number(rateArg))
+  return undefined
+}
 const saver = makeSaver()
 const graph = twentySteps(saver)
 
@@ -35,7 +74,7 @@ if (remote) await serverStats(endpoint, { reset: true })
 const cpu = process.cpuUsage()
 const start = process.hrtime.bigint()
 const results = await Promise.allSettled(
-  Array.from({ length: threads }, (_, i) => graph.invoke({ count: 0, log: [] }, { configurable: { thread_id: `scale-${i}` } })),
+  Array.from({ length: threads }, (_, i) => graph.invoke({ count: 0, log: [] }, { configurable: { thread_id: `scale-${i}` }, durability })),
 )
 const seconds = Number(process.hrtime.bigint() - start) / 1e9
 const used = process.cpuUsage(cpu)
@@ -48,7 +87,8 @@ const stats = remote ? await serverStats(endpoint) : undefined
 
 // Every thread's newest checkpoint, read back by a new saver (for
 // MemorySaver, the same one: it has nothing elsewhere to read from).
-const reader = remote ? makeSaver() : saver
+clearInterval(saver?.timer)
+const reader = remote ? makeSaver() : kind === 'paced' ? undefined : saver
 let readBack = 0
 for (let i = 0; reader && i < threads; i += 50) {
   const batch = Array.from({ length: Math.min(50, threads - i) }, (_, j) => reader.getTuple({ configurable: { thread_id: `scale-${i + j}`, checkpoint_ns: '' } }))
@@ -57,6 +97,8 @@ for (let i = 0; reader && i < threads; i += 50) {
 console.log(
   JSON.stringify({
     threads,
+    durability,
+    nodeFlags: process.execArgv.join(' '),
     completed,
     readBack,
     failures: failures.slice(0, 5),

@@ -12,7 +12,7 @@ const {
   maxChannelVersion,
 } = require('@langchain/langgraph-checkpoint')
 const { NativeSaver } = require('./load-native.js')
-const { native, nativeSync } = require('./errors.js')
+const { native, nativeSync, rethrow } = require('./errors.js')
 const { resolveOptions, describe } = require('./options.js')
 const { checkIdList, checkPut, checkThreadId, checkWrites } = require('./validate.js')
 
@@ -57,6 +57,17 @@ class AgentCoreSaver extends BaseCheckpointSaver {
   async put(config, checkpoint, metadata, newVersions) {
     const where = place(config, 'put')
     checkPut(config, checkpoint)
+    const { started } = await this.startPut(where, config, checkpoint, metadata, newVersions)
+    return started.then(() => configFor(where, checkpoint.id), rethrow)
+  }
+
+  /**
+   * Serializes a put and hands it to the native side, which copies it
+   * before returning. Resolves to `{ started }`, the call's promise: this
+   * frame, and the serialized buffers only it holds, end here, so that they
+   * are young garbage rather than live for as long as the write waits.
+   */
+  async startPut(where, config, checkpoint, metadata, newVersions) {
     metadata = withRunId(config, metadata)
     const { channel_values: values = {}, ...rest } = checkpoint
     const [serialized, serializedMetadata, newValues] = await Promise.all([
@@ -64,7 +75,7 @@ class AgentCoreSaver extends BaseCheckpointSaver {
       this.serde.dumpsTyped(metadata),
       Promise.all(Object.entries(newVersions ?? {}).map(([channel, version]) => this.channelValue(values, channel, version))),
     ])
-    await native(() =>
+    const started = nativeSync(() =>
       this.inner.put({
         place: where,
         checkpointId: checkpoint.id,
@@ -81,7 +92,7 @@ class AgentCoreSaver extends BaseCheckpointSaver {
         newValues,
       }),
     )
-    return configFor(where, checkpoint.id)
+    return { started }
   }
 
   /** A changed channel's value, or an empty marker if it has none. */
@@ -104,6 +115,14 @@ class AgentCoreSaver extends BaseCheckpointSaver {
     if (typeof taskId !== 'string' || taskId === '') {
       throw new TypeError(`AgentCoreSaver.putWrites: taskId must be a non-empty string, got ${describe(taskId)}`)
     }
+    const { started } = await this.startWrites(where, checkpointId, writes, taskId, taskPath ?? '')
+    // Chained, not awaited: tens of thousands of these can be pending at
+    // once, and a suspended frame and its promise each cost memory.
+    return started.then(undefined, rethrow)
+  }
+
+  /** Serializes writes and hands them over, as `startPut` does. */
+  async startWrites(where, checkpointId, writes, taskId, taskPath) {
     const entries = await Promise.all(
       writes.map(async ([channel, value], idx) => ({
         idx: WRITES_IDX_MAP[channel] || idx,
@@ -111,9 +130,8 @@ class AgentCoreSaver extends BaseCheckpointSaver {
         value: typed(await this.serde.dumpsTyped(value)),
       })),
     )
-    await native(() =>
-      this.inner.putWrites({ place: where, checkpointId, taskId, taskPath: taskPath ?? '', writes: entries }),
-    )
+    const started = nativeSync(() => this.inner.putWrites({ place: where, checkpointId, taskId, taskPath, writes: entries }))
+    return { started }
   }
 
   /**

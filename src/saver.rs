@@ -206,8 +206,11 @@ impl NativeSaver {
         })
     }
 
-    #[napi]
-    pub async fn put(&self, request: NativePut) -> Result<()> {
+    /// Copies the request out of its JS buffers before returning, on this
+    /// thread: the caller's buffers can then be collected while the write
+    /// waits its turn, instead of outliving it in V8's old space.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn put<'env>(&self, env: &'env Env, request: NativePut) -> Result<PromiseRaw<'env, ()>> {
         let request = core::PutRequest {
             place: request.place.into(),
             checkpoint_id: request.checkpoint_id,
@@ -223,11 +226,17 @@ impl NativeSaver {
                 .collect(),
             new_values: request.new_values.into_iter().map(Into::into).collect(),
         };
-        self.inner.put(request).await.map_err(to_js)
+        let saver = self.inner.clone();
+        env.spawn_future(async move { saver.put(request).await.map_err(to_js) })
     }
 
-    #[napi]
-    pub async fn put_writes(&self, request: NativePutWrites) -> Result<()> {
+    /// Copies its buffers at once, as `put` does.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn put_writes<'env>(
+        &self,
+        env: &'env Env,
+        request: NativePutWrites,
+    ) -> Result<PromiseRaw<'env, ()>> {
         let request = core::WritesRequest {
             place: request.place.into(),
             checkpoint_id: request.checkpoint_id,
@@ -243,7 +252,8 @@ impl NativeSaver {
                 })
                 .collect(),
         };
-        self.inner.put_writes(request).await.map_err(to_js)
+        let saver = self.inner.clone();
+        env.spawn_future(async move { saver.put_writes(request).await.map_err(to_js) })
     }
 
     #[napi]

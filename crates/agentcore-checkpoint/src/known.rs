@@ -86,6 +86,21 @@ struct Entries {
     newest: HashMap<Scope, String>,
 }
 
+impl Entries {
+    /// Drops the least recently used entries until within `max_bytes`.
+    fn trim(&mut self, max_bytes: usize) {
+        while self.bytes > max_bytes {
+            let Some((gone, (_, size))) = self.lru.pop_lru() else {
+                break;
+            };
+            self.bytes -= size;
+            if self.newest.get(&gone.scope) == Some(&gone.checkpoint_id) {
+                self.newest.remove(&gone.scope);
+            }
+        }
+    }
+}
+
 pub struct KnownCheckpoints {
     entries: Mutex<Entries>,
     max_bytes: usize,
@@ -141,15 +156,7 @@ impl KnownCheckpoints {
             entries.bytes -= old;
         }
         entries.bytes += size;
-        while entries.bytes > self.max_bytes {
-            let Some((gone, (_, size))) = entries.lru.pop_lru() else {
-                break;
-            };
-            entries.bytes -= size;
-            if entries.newest.get(&gone.scope) == Some(&gone.checkpoint_id) {
-                entries.newest.remove(&gone.scope);
-            }
-        }
+        entries.trim(self.max_bytes);
     }
 
     /// Adds pending writes this process stored for a known checkpoint.
@@ -163,6 +170,9 @@ impl KnownCheckpoints {
         let grown = known.bytes();
         let old = std::mem::replace(size, grown);
         entries.bytes = entries.bytes - old + grown;
+        // Writes grow an entry in place: a checkpoint that takes many of them
+        // must not carry the cache past its bound.
+        entries.trim(self.max_bytes);
     }
 
     /// Forgets every checkpoint of a thread.
@@ -243,6 +253,36 @@ mod tests {
         assert!(cache.lock().bytes <= 10_000);
         assert!(cache.get(&known("c0", 0).0).is_none());
         assert!(cache.get(&known("c9", 0).0).is_some());
+    }
+
+    #[test]
+    fn writes_added_to_one_checkpoint_stay_within_the_bound() {
+        let cache = KnownCheckpoints::new(50_000);
+        let (key, k) = known("c0", 10);
+        cache.put(key.clone(), k);
+        for i in 0..100 {
+            let writes = WritesRecord {
+                actor: "a".into(),
+                thread_id: "t".into(),
+                checkpoint_ns: "".into(),
+                checkpoint_id: "c0".into(),
+                task_id: format!("task{i}"),
+                task_path: "".into(),
+                seq: i,
+                writes: vec![crate::record::WriteEntry {
+                    idx: 0,
+                    channel: "c".into(),
+                    value: Typed {
+                        kind: "json".into(),
+                        data: vec![b'x'; 1_000].into(),
+                    },
+                }],
+            };
+            cache.add_writes(&key, writes, vec![format!("e{i}")]);
+            assert!(cache.lock().bytes <= 50_000, "after {} writes", i + 1);
+        }
+        // 100 KB of writes cannot fit: the entry itself went.
+        assert!(cache.get(&key).is_none());
     }
 
     #[test]

@@ -14,6 +14,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use futures::{StreamExt, TryStreamExt};
 use sha2::{Digest, Sha256};
+use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::chunks;
 use crate::client::{ClientOptions, MemoryClient};
@@ -41,6 +42,11 @@ const PART_MARKER: &str = "part";
 pub const CARRY_BYTES: usize = 256 * 1024;
 pub const DEFAULT_MAX_EVENT_BYTES: usize = 1024 * 1024;
 pub const DEFAULT_KNOWN_BYTES: usize = 8 * 1024 * 1024;
+/// Calls under way at once. LangGraph does not wait for writes under its
+/// default durability, so a thousand graphs can hand over tens of thousands
+/// of calls within a second; those beyond this many wait holding their
+/// request alone, not the kilobytes of state of a call under way.
+pub const ADMITTED_CALLS: usize = 128;
 
 #[derive(Debug, Clone)]
 pub struct SaverOptions {
@@ -156,6 +162,8 @@ pub struct Saver {
     shallow: bool,
     /// Shallow mode: events of superseded checkpoints still to delete.
     stale: std::sync::Mutex<HashMap<Scope, VecDeque<String>>>,
+    /// Turns for `put`, `put_writes` and `get_tuple` (ADMITTED_CALLS).
+    turns: Semaphore,
 }
 
 impl Saver {
@@ -177,7 +185,15 @@ impl Saver {
             cache: options.cache,
             shallow: options.shallow,
             stale: Default::default(),
+            turns: Semaphore::new(ADMITTED_CALLS),
         })
+    }
+
+    /// Waits for a turn to run a call (FIFO). The call's own future is then
+    /// boxed by the caller, so that until its turn comes a call costs the
+    /// few bytes of this wait.
+    async fn turn(&self) -> SemaphorePermit<'_> {
+        self.turns.acquire().await.expect("never closed")
     }
 
     pub fn default_actor(&self) -> &str {
@@ -207,6 +223,11 @@ impl Saver {
     }
 
     pub async fn put(&self, req: PutRequest) -> Result<()> {
+        let _turn = self.turn().await;
+        Box::pin(self.put_now(req)).await
+    }
+
+    async fn put_now(&self, req: PutRequest) -> Result<()> {
         check_place(&req.place)?;
         check_id("checkpoint.id", &req.checkpoint_id)?;
         let scope = self.scope(&req.place);
@@ -362,11 +383,17 @@ impl Saver {
     }
 
     pub async fn put_writes(&self, req: WritesRequest) -> Result<()> {
+        // Numbered in the order calls arrive, not the order their turns come.
+        let seq = next_seq();
+        let _turn = self.turn().await;
+        Box::pin(self.put_writes_now(req, seq)).await
+    }
+
+    async fn put_writes_now(&self, req: WritesRequest, seq: u64) -> Result<()> {
         check_place(&req.place)?;
         check_id("checkpoint_id", &req.checkpoint_id)?;
         check_id("taskId", &req.task_id)?;
         let scope = self.scope(&req.place);
-        let seq = next_seq();
         let record = WritesRecord {
             actor: scope.actor.clone(),
             thread_id: req.place.thread_id.clone(),
@@ -474,6 +501,15 @@ impl Saver {
     }
 
     pub async fn get_tuple(
+        &self,
+        place: Place,
+        checkpoint_id: Option<String>,
+    ) -> Result<Read<Option<Tuple>>> {
+        let _turn = self.turn().await;
+        Box::pin(self.get_tuple_now(place, checkpoint_id)).await
+    }
+
+    async fn get_tuple_now(
         &self,
         place: Place,
         checkpoint_id: Option<String>,
