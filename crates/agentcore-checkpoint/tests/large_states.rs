@@ -40,13 +40,8 @@ async fn a_50_mib_channel_value_round_trips_in_events_under_the_limit() {
     // 50 MiB in base64 is 67 MiB: at least 67 parts, and the head.
     assert!((68..=72).contains(&creates), "{creates} CreateEvent");
 
-    let cold = saver_for(&f.server.endpoint(), &f.memory_id);
-    let t = cold
-        .get_tuple(p.clone(), None)
-        .await
-        .unwrap()
-        .value
-        .unwrap();
+    let cold = f.cold_saver();
+    let t = newest(&cold, &p).await;
     assert_eq!(t.checkpoint_id, id);
     let blob = t.values.iter().find(|v| v.channel == "blob").unwrap();
     assert!(blob.value.data == big, "the value comes back byte for byte");
@@ -72,8 +67,8 @@ async fn a_large_pending_write_is_split_too() {
     let mut w = writes(&p, &id, "task", &[(0, "a", "2")]);
     w.writes[0].value = typed_bytes(noise(MIB, 3));
     saver.put_writes(w).await.unwrap();
-    let cold = saver_for(&f.server.endpoint(), &f.memory_id);
-    let t = cold.get_tuple(p, None).await.unwrap().value.unwrap();
+    let cold = f.cold_saver();
+    let t = newest(&cold, &p).await;
     assert_eq!(t.pending_writes.len(), 1);
     assert!(t.pending_writes[0].value.data == noise(MIB, 3));
 }
@@ -131,7 +126,7 @@ async fn a_put_killed_midway_leaves_the_previous_checkpoint_and_no_visible_garba
     assert!(parts >= 2, "the killed put stored some parts");
     assert!(parts < 27, "but not all of them");
 
-    let cold = std::sync::Arc::new(saver_for(&f.server.endpoint(), &f.memory_id));
+    let cold = std::sync::Arc::new(f.cold_saver());
     let read = cold.get_tuple(p.clone(), None).await.unwrap();
     let t = read.value.unwrap();
     assert_eq!(t.checkpoint_id, first, "still the previous checkpoint");
@@ -176,12 +171,7 @@ async fn records_are_compressed_when_it_pays_and_the_option_turns_it_off() {
             .await
             .unwrap();
         sent.push(f.server.stats().bytes_in);
-        let t = saver_for(&f.server.endpoint(), &f.memory_id)
-            .get_tuple(p, None)
-            .await
-            .unwrap()
-            .value
-            .unwrap();
+        let t = newest(&f.cold_saver(), &p).await;
         assert_eq!(text(&t.values[0].value), chat);
     }
     assert!(
@@ -220,8 +210,8 @@ async fn a_record_split_across_pages_reads_whole() {
     });
     saver.put(req).await.unwrap();
     assert!(raw_events(&f, "tester", "many-parts").await.len() > 150);
-    let cold = saver_for(&f.server.endpoint(), &f.memory_id);
-    let t = cold.get_tuple(p, None).await.unwrap().value.unwrap();
+    let cold = f.cold_saver();
+    let t = newest(&cold, &p).await;
     assert_eq!(t.checkpoint_id, id);
     assert!(t.values[0].value.data == noise(2 * MIB, 13));
 }

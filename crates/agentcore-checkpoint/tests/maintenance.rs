@@ -32,7 +32,7 @@ async fn a_copy_reads_like_its_source_and_is_refused_onto_a_used_thread() {
     // 12 checkpoints with 13 writes, and 3 with 3.
     assert_eq!(copied, 12 + 13 + 3 + 3);
 
-    let cold = Arc::new(saver_for(&f.server.endpoint(), &f.memory_id));
+    let cold = Arc::new(f.cold_saver());
     let source = history(&cold, "src").await;
     let copy = history(&cold, "dst").await;
     assert_eq!(copy.len(), 15);
@@ -63,13 +63,8 @@ async fn prune_keeps_the_newest_reading_exactly_as_before() {
     let p = place("long", "");
     let ids = grow(&f.saver, &p, 20, 300 * 1024, 3).await;
     grow(&f.saver, &place("long", "child:1"), 5, 16, 1).await;
-    let cold = Arc::new(saver_for(&f.server.endpoint(), &f.memory_id));
-    let before = cold
-        .get_tuple(p.clone(), None)
-        .await
-        .unwrap()
-        .value
-        .unwrap();
+    let cold = Arc::new(f.cold_saver());
+    let before = newest(&cold, &p).await;
 
     let deleted = f
         .saver
@@ -78,13 +73,8 @@ async fn prune_keeps_the_newest_reading_exactly_as_before() {
         .unwrap();
     assert!(deleted >= 18 * 2 + 3 * 2, "{deleted} events deleted");
 
-    let cold = Arc::new(saver_for(&f.server.endpoint(), &f.memory_id));
-    let after = cold
-        .get_tuple(p.clone(), None)
-        .await
-        .unwrap()
-        .value
-        .unwrap();
+    let cold = Arc::new(f.cold_saver());
+    let after = newest(&cold, &p).await;
     assert_eq!(after, before);
     let left: Vec<_> = history(&cold, "long").await;
     let root: Vec<_> = left.iter().filter(|t| t.checkpoint_ns.is_empty()).collect();
@@ -144,7 +134,7 @@ async fn delete_for_runs_removes_a_run_and_its_children_keep_working() {
         deleted, 3,
         "the checkpoint, its writes, and the child's old event"
     );
-    let cold = Arc::new(saver_for(&f.server.endpoint(), &f.memory_id));
+    let cold = Arc::new(f.cold_saver());
     let all = history(&cold, "runs").await;
     assert_eq!(all.len(), 1);
     assert_eq!(all[0].checkpoint_id, b);
@@ -189,7 +179,7 @@ async fn shallow_mode_keeps_one_checkpoint_and_adds_one_request_per_put() {
     let counts = f.requests();
     assert_eq!((counts["CreateEvent"], counts["DeleteEvent"]), (1, 1));
 
-    let cold = Arc::new(saver_for(&f.server.endpoint(), &f.memory_id));
+    let cold = Arc::new(f.cold_saver());
     let all = history(&cold, "shallow").await;
     assert_eq!(all.len(), 1);
     assert_eq!(all[0].checkpoint_id, id);
@@ -199,7 +189,7 @@ async fn shallow_mode_keeps_one_checkpoint_and_adds_one_request_per_put() {
         "every value inline: the parents are gone"
     );
     f.requests();
-    cold.get_tuple(p, None).await.unwrap().value.unwrap();
+    newest(&cold, &p).await;
     assert_eq!(f.requests()["ListEvents"], 1);
     // Only the newest checkpoint, its write and one stale write remain.
     assert!(raw_events(&f, "tester", "shallow").await.len() <= 3);

@@ -34,22 +34,17 @@ async fn the_newest_checkpoint_is_one_request_at_any_length() {
     let f = fixture().await;
     for n in [1, 100] {
         let thread = format!("thread-{n}");
-        let newest = grow_thread(&f, &thread, n).await;
+        let newest_id = grow_thread(&f, &thread, n).await;
         // A fresh saver, as a new process would read it.
-        let cold = saver_for(&f.server.endpoint(), &f.memory_id);
+        let cold = f.cold_saver();
         f.requests();
-        let t = cold
-            .get_tuple(place(&thread, ""), None)
-            .await
-            .unwrap()
-            .value
-            .unwrap();
+        let t = newest(&cold, &place(&thread, "")).await;
         assert_eq!(
             f.requests(),
             counts(&[("ListEvents", 1)]),
             "{n} checkpoints"
         );
-        assert_eq!(t.checkpoint_id, newest);
+        assert_eq!(t.checkpoint_id, newest_id);
         assert_eq!(
             t.values.len(),
             4,
@@ -65,9 +60,9 @@ async fn the_newest_checkpoint_with_20_writes_is_one_request_at_1000_and_10000()
     for n in [1_000, 10_000] {
         let p = place(&format!("long-{n}"), "");
         let ids = grow(&f.saver, &p, n, 16, 20).await;
-        let cold = saver_for(&f.server.endpoint(), &f.memory_id);
+        let cold = f.cold_saver();
         f.requests();
-        let t = cold.get_tuple(p, None).await.unwrap().value.unwrap();
+        let t = newest(&cold, &p).await;
         assert_eq!(
             f.requests(),
             counts(&[("ListEvents", 1)]),
@@ -85,9 +80,9 @@ async fn a_256_kib_state_reads_in_one_request_and_unchanged_values_are_carried()
     let p = place("state-256k", "");
     // Four channels of 64 KiB, one changing per step.
     let ids = grow(&f.saver, &p, 30, 64 * 1024, 20).await;
-    let cold = saver_for(&f.server.endpoint(), &f.memory_id);
+    let cold = f.cold_saver();
     f.requests();
-    let t = cold.get_tuple(p, None).await.unwrap().value.unwrap();
+    let t = newest(&cold, &p).await;
     assert_eq!(f.requests(), counts(&[("ListEvents", 1)]));
     assert_eq!(&t.checkpoint_id, ids.last().unwrap());
     assert_eq!(t.values.len(), 4);
@@ -102,9 +97,9 @@ async fn a_busier_subgraph_namespace_does_not_cost_the_root_a_request() {
     let ids = grow(&f.saver, &root, 5, 16, 2).await;
     // After the root's last checkpoint, a subgraph writes far more.
     grow(&f.saver, &place("nested", "child:1f0-task"), 300, 16, 1).await;
-    let cold = saver_for(&f.server.endpoint(), &f.memory_id);
+    let cold = f.cold_saver();
     f.requests();
-    let t = cold.get_tuple(root, None).await.unwrap().value.unwrap();
+    let t = newest(&cold, &root).await;
     assert_eq!(f.requests(), counts(&[("ListEvents", 1)]));
     assert_eq!(&t.checkpoint_id, ids.last().unwrap());
     assert_eq!(t.pending_writes.len(), 2);
@@ -150,8 +145,8 @@ async fn an_unchanged_value_too_large_to_carry_is_not_sent_again() {
         assert!(sent < 8 * 1024, "step {i} sent {sent} bytes");
         parent = id;
     }
-    let cold = saver_for(&f.server.endpoint(), &f.memory_id);
-    let t = cold.get_tuple(p, None).await.unwrap().value.unwrap();
+    let cold = f.cold_saver();
+    let t = newest(&cold, &p).await;
     let big_value = t.values.iter().find(|v| v.channel == "big").unwrap();
     assert!(
         big_value.value.data == noise(big, 5),
@@ -180,7 +175,7 @@ async fn a_checkpoint_id_known_in_process_reads_in_at_most_two_requests() {
     assert_eq!(t.values.len(), 4);
 
     // From list: a reader that listed the history, then picks one far back.
-    let reader = std::sync::Arc::new(saver_for(&f.server.endpoint(), &f.memory_id));
+    let reader = std::sync::Arc::new(f.cold_saver());
     listed(&reader, of_thread("known")).await;
     // A write that lands after the listing must still be seen.
     f.saver
@@ -204,7 +199,7 @@ async fn a_checkpoint_id_known_in_process_reads_in_at_most_two_requests() {
     assert_eq!(tasks, ["late", "task-0"]);
 
     // Unknown to a fresh process: the cost follows how far back the id is.
-    let cold = saver_for(&f.server.endpoint(), &f.memory_id);
+    let cold = f.cold_saver();
     f.requests();
     let recent = cold
         .get_tuple(p.clone(), Some(ids[990].clone()))
@@ -219,7 +214,7 @@ async fn list_reads_only_the_pages_it_needs() {
     let f = fixture().await;
     let p = place("paged", "");
     let ids = grow(&f.saver, &p, 1_000, 16, 1).await;
-    let cold = std::sync::Arc::new(saver_for(&f.server.endpoint(), &f.memory_id));
+    let cold = std::sync::Arc::new(f.cold_saver());
     f.requests();
     let query = ListQuery {
         checkpoint_ns: Some(String::new()),
@@ -254,12 +249,7 @@ async fn with_the_cache_a_warm_get_tuple_makes_no_request() {
     let p = place("cached", "");
     let ids = grow(&saver, &p, 50, 16, 3).await;
     f.requests();
-    let newest = saver
-        .get_tuple(p.clone(), None)
-        .await
-        .unwrap()
-        .value
-        .unwrap();
+    let warm = newest(&saver, &p).await;
     let older = saver
         .get_tuple(p.clone(), Some(ids[40].clone()))
         .await
@@ -267,12 +257,12 @@ async fn with_the_cache_a_warm_get_tuple_makes_no_request() {
         .value
         .unwrap();
     assert_eq!(f.requests(), counts(&[]));
-    assert_eq!(&newest.checkpoint_id, ids.last().unwrap());
-    assert_eq!(newest.pending_writes.len(), 3);
+    assert_eq!(&warm.checkpoint_id, ids.last().unwrap());
+    assert_eq!(warm.pending_writes.len(), 3);
     assert_eq!(older.checkpoint_id, ids[40]);
     assert_eq!(older.pending_writes.len(), 1);
     // And it reads exactly what the server holds.
-    let cold = saver_for(&f.server.endpoint(), &f.memory_id);
-    let stored = cold.get_tuple(p, None).await.unwrap().value.unwrap();
-    assert_eq!(stored, newest);
+    let cold = f.cold_saver();
+    let stored = newest(&cold, &p).await;
+    assert_eq!(stored, warm);
 }

@@ -28,8 +28,8 @@ async fn sustained_throttling_and_lost_responses_lose_and_duplicate_nothing() {
 
     let events = raw_events(&f, "tester", "faulty").await;
     assert_eq!(events.len(), 400, "one event per put and per putWrites");
-    let clean = saver_for(&f.server.endpoint(), &f.memory_id);
-    let t = clean.get_tuple(p, None).await.unwrap().value.unwrap();
+    let clean = f.cold_saver();
+    let t = newest(&clean, &p).await;
     assert_eq!(&t.checkpoint_id, ids.last().unwrap());
     assert_eq!(t.pending_writes.len(), 1);
 }
@@ -103,7 +103,7 @@ async fn duplicates_written_by_other_clients_read_once() {
     // Another client (or an older version, without deterministic tokens)
     // stores the same checkpoint and the same writes twice.
     for _ in 0..2 {
-        let other = saver_for(&f.server.endpoint(), &f.memory_id);
+        let other = f.cold_saver();
         other
             .put(put(&p, &id, None, &[("a", "1")], &[("a", "1", "1")]))
             .await
@@ -115,8 +115,8 @@ async fn duplicates_written_by_other_clients_read_once() {
         tokio::time::sleep(std::time::Duration::from_millis(2)).await;
     }
     assert_eq!(raw_events(&f, "tester", "dup").await.len(), 4);
-    let reader = std::sync::Arc::new(saver_for(&f.server.endpoint(), &f.memory_id));
-    let t = reader.get_tuple(p, None).await.unwrap().value.unwrap();
+    let reader = std::sync::Arc::new(f.cold_saver());
+    let t = newest(&reader, &p).await;
     assert_eq!(t.pending_writes.len(), 2, "each (task, index) once");
     assert_eq!(listed_ids(&reader, of_thread("dup")).await.len(), 1);
 }

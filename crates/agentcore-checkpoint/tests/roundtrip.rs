@@ -149,7 +149,7 @@ async fn writes_keep_the_first_value_but_special_channels_overwrite() {
         ))
         .await
         .unwrap();
-    let t = f.saver.get_tuple(p, None).await.unwrap().value.unwrap();
+    let t = newest(&f.saver, &p).await;
     let got: Vec<_> = t
         .pending_writes
         .iter()
@@ -314,13 +314,7 @@ async fn any_string_is_a_thread_and_threads_never_share_storage() {
     }
     for thread in threads {
         for ns in namespaces {
-            let t = f
-                .saver
-                .get_tuple(place(thread, ns), None)
-                .await
-                .unwrap()
-                .value
-                .unwrap();
+            let t = newest(&f.saver, &place(thread, ns)).await;
             assert_eq!(
                 (t.thread_id.as_str(), t.checkpoint_ns.as_str()),
                 (thread, ns)
@@ -346,7 +340,7 @@ async fn actors_keep_threads_apart() {
         .unwrap()
         .value
         .is_none());
-    let t = f.saver.get_tuple(p, None).await.unwrap().value.unwrap();
+    let t = newest(&f.saver, &p).await;
     assert_eq!(t.actor, "user:émile");
 }
 
@@ -399,7 +393,7 @@ async fn before_must_name_a_checkpoint_some_thread_has() {
     let a = grow(&f.saver, &place("thread-a", ""), 3, 16, 1).await;
     let b = grow(&f.saver, &place("thread-b", ""), 3, 16, 1).await;
     // A new process: nothing known in memory.
-    let cold = std::sync::Arc::new(saver_for(&f.server.endpoint(), &f.memory_id));
+    let cold = std::sync::Arc::new(f.cold_saver());
     let below = |before: &str| agentcore_checkpoint::ListQuery {
         before: Some(before.to_string()),
         ..of_thread("thread-b")

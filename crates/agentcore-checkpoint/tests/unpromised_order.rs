@@ -15,17 +15,12 @@ async fn reads_stay_correct_when_pages_come_oldest_first() {
     })
     .await;
     // 60 checkpoints with 3 writes each: 238 events, three pages.
-    let newest = grow_thread(&f, "t", 60).await;
-    let cold = std::sync::Arc::new(saver_for(&f.server.endpoint(), &f.memory_id));
+    let newest_id = grow_thread(&f, "t", 60).await;
+    let cold = std::sync::Arc::new(f.cold_saver());
     f.requests();
 
-    let t = cold
-        .get_tuple(place("t", ""), None)
-        .await
-        .unwrap()
-        .value
-        .unwrap();
-    assert_eq!(t.checkpoint_id, newest);
+    let t = newest(&cold, &place("t", "")).await;
+    assert_eq!(t.checkpoint_id, newest_id);
     assert_eq!(t.values.len(), 4);
     assert_eq!(t.pending_writes.len(), 3);
     assert_eq!(
@@ -46,7 +41,7 @@ async fn reads_stay_correct_when_pages_come_oldest_first() {
         ids.push(t.checkpoint_id);
     }
     assert_eq!(ids.len(), 5);
-    assert_eq!(ids[0], newest);
+    assert_eq!(ids[0], newest_id);
     assert!(ids.windows(2).all(|w| w[0] > w[1]), "newest first");
 
     // Known from the listing, and written to since: the shortcut that reads

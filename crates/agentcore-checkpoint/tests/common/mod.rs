@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentcore_checkpoint::{
-    ChannelValue, ClientOptions, Place, PutRequest, Saver, SaverOptions, Typed, WriteEntry,
+    ChannelValue, ClientOptions, Place, PutRequest, Saver, SaverOptions, Tuple, Typed, WriteEntry,
     WritesRequest,
 };
 use agentcore_memory_local::{LocalMemory, Options};
@@ -57,12 +57,23 @@ pub fn saver_with(
 }
 
 impl Fixture {
+    /// A new saver on the fixture's memory: it knows nothing this process did.
+    pub fn cold_saver(&self) -> Saver {
+        saver_for(&self.server.endpoint(), &self.memory_id)
+    }
+
     /// Requests per operation since the last call.
     pub fn requests(&self) -> std::collections::BTreeMap<String, u64> {
         let stats = self.server.stats();
         self.server.reset_stats();
         stats.requests.into_iter().filter(|(_, n)| *n > 0).collect()
     }
+}
+
+/// The newest checkpoint of a namespace, which must have one.
+pub async fn newest(saver: &Saver, place: &Place) -> Tuple {
+    let read = saver.get_tuple(place.clone(), None).await;
+    read.expect("get_tuple").value.expect("a checkpoint")
 }
 
 pub fn typed(text: &str) -> Typed {
