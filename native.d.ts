@@ -34,18 +34,22 @@ export declare class NativeListCursor {
 }
 
 export declare class NativeSaver {
-  constructor(options: NativeSaverOptions)
+  /**
+   * `settle(id, error)` is called on the JS thread when the write that
+   * `put` or `putWrites` started under `id` completes.
+   */
+  constructor(options: NativeSaverOptions, settle: (arg0: number, arg1?: string | undefined | null) => void)
   /** The actor used when a config names none. */
   get defaultActorId(): string
   getTuple(place: NativePlace, checkpointId?: string | undefined | null): Promise<NativeRead>
   /**
-   * Copies the request out of its JS buffers before returning, on this
-   * thread: the caller's buffers can then be collected while the write
-   * waits its turn, instead of outliving it in V8's old space.
+   * Starts a put; its result comes to `settle(id, ...)`. The request is
+   * copied out of its JS buffers here, on this thread, so the caller's
+   * buffers can be collected while the write waits its turn.
    */
-  put(request: NativePut): Promise<void>
-  /** Copies its buffers at once, as `put` does. */
-  putWrites(request: NativePutWrites): Promise<void>
+  put(id: number, request: NativePut): void
+  /** Starts a putWrites, as `put` does. */
+  putWrites(id: number, request: NativePutWrites): void
   deleteThread(threadId: string): Promise<void>
   /** Returns how many records were copied. */
   copyThread(actorId: string | undefined | null, source: string, target: string): Promise<number>

@@ -3,6 +3,8 @@
 // on the JavaScript side: the native side has its own copy, and bytes held
 // for the seconds a write waits reach V8's old space, where they pile up
 // until a full collection.
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 
@@ -64,4 +66,27 @@ test('pending writes hold no serialized bytes on the JavaScript side, and all la
   const tuple = await saver.getTuple(stored)
   t.is(tuple.pendingWrites.length, WRITES)
   t.is(tuple.pendingWrites.find(([task]) => task === 'task-7')[2].content, 'message 7 '.repeat(500))
+})
+
+/** Runs helpers/lone-writes.mjs against `server`; resolves to its output. */
+function loneWrites(server) {
+  const helper = fileURLToPath(new URL('helpers/lone-writes.mjs', import.meta.url))
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [helper, server.endpoint, server.memoryId], { timeout: 30_000 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout.trim().split('\n').sort()),
+    )
+  })
+}
+
+test('pending writes alone keep the process alive until they settle, then let it exit', async (t) => {
+  const server = await startLocalMemory({ latencyMs: 500 })
+  t.teardown(() => server.close())
+  t.deepEqual(await loneWrites(server), ['put: landed', 'putWrites: landed'])
+  t.is(server.stats().requests.CreateEvent, 2)
+})
+
+test('a write that fails rejects its own promise with the service error', async (t) => {
+  const server = await startLocalMemory({ latencyMs: 200, throttleRate: 1 })
+  t.teardown(() => server.close())
+  t.deepEqual(await loneWrites(server), ['put: ThrottledException CreateEvent', 'putWrites: ThrottledException CreateEvent'])
 })

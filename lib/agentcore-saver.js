@@ -12,7 +12,8 @@ const {
   maxChannelVersion,
 } = require('@langchain/langgraph-checkpoint')
 const { NativeSaver } = require('./load-native.js')
-const { native, nativeSync, rethrow } = require('./errors.js')
+const { native, nativeSync } = require('./errors.js')
+const { PendingCalls } = require('./pending-calls.js')
 const { resolveOptions, describe } = require('./options.js')
 const { checkIdList, checkPut, checkThreadId, checkWrites } = require('./validate.js')
 
@@ -24,7 +25,8 @@ class AgentCoreSaver extends BaseCheckpointSaver {
     const resolved = resolveOptions(options)
     super(resolved.serde)
     this.logger = resolved.logger
-    this.inner = nativeSync(() => new NativeSaver(resolved.native))
+    this.calls = new PendingCalls()
+    this.inner = nativeSync(() => new NativeSaver(resolved.native, this.calls.settle))
     this.reported = new Set()
   }
 
@@ -58,7 +60,7 @@ class AgentCoreSaver extends BaseCheckpointSaver {
     const where = place(config, 'put')
     checkPut(config, checkpoint)
     const { started } = await this.startPut(where, config, checkpoint, metadata, newVersions)
-    return started.then(() => configFor(where, checkpoint.id), rethrow)
+    return started.then(() => configFor(where, checkpoint.id))
   }
 
   /**
@@ -75,8 +77,8 @@ class AgentCoreSaver extends BaseCheckpointSaver {
       this.serde.dumpsTyped(metadata),
       Promise.all(Object.entries(newVersions ?? {}).map(([channel, version]) => this.channelValue(values, channel, version))),
     ])
-    const started = nativeSync(() =>
-      this.inner.put({
+    const started = this.calls.start((id) =>
+      this.inner.put(id, {
         place: where,
         checkpointId: checkpoint.id,
         parentId: config.configurable.checkpoint_id || undefined,
@@ -116,9 +118,9 @@ class AgentCoreSaver extends BaseCheckpointSaver {
       throw new TypeError(`AgentCoreSaver.putWrites: taskId must be a non-empty string, got ${describe(taskId)}`)
     }
     const { started } = await this.startWrites(where, checkpointId, writes, taskId, taskPath ?? '')
-    // Chained, not awaited: tens of thousands of these can be pending at
-    // once, and a suspended frame and its promise each cost memory.
-    return started.then(undefined, rethrow)
+    // Returned, not awaited: tens of thousands of these can be pending at
+    // once, and a suspended frame costs memory.
+    return started
   }
 
   /** Serializes writes and hands them over, as `startPut` does. */
@@ -130,7 +132,7 @@ class AgentCoreSaver extends BaseCheckpointSaver {
         value: typed(await this.serde.dumpsTyped(value)),
       })),
     )
-    const started = nativeSync(() => this.inner.putWrites({ place: where, checkpointId, taskId, taskPath, writes: entries }))
+    const started = this.calls.start((id) => this.inner.putWrites(id, { place: where, checkpointId, taskId, taskPath, writes: entries }))
     return { started }
   }
 

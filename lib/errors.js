@@ -36,11 +36,6 @@ async function native(call) {
   }
 }
 
-/** Rethrows a native call's error in its JS form (for promise chains). */
-function rethrow(err) {
-  throw fromNative(err)
-}
-
 function nativeSync(call) {
   try {
     return call()
@@ -49,4 +44,4 @@ function nativeSync(call) {
   }
 }
 
-module.exports = { AgentCoreError, fromNative, native, nativeSync, rethrow }
+module.exports = { AgentCoreError, fromNative, native, nativeSync }

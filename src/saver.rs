@@ -9,6 +9,8 @@ use agentcore_checkpoint as core;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use crate::completions::Completions;
+
 #[napi(object)]
 pub struct NativeCredentials {
     pub access_key_id: String,
@@ -148,12 +150,18 @@ pub struct NativeHistoryRead {
 #[napi]
 pub struct NativeSaver {
     inner: Arc<core::Saver>,
+    completions: Completions,
 }
 
 #[napi]
 impl NativeSaver {
+    /// `settle(id, error)` is called on the JS thread when the write that
+    /// `put` or `putWrites` started under `id` completes.
     #[napi(constructor)]
-    pub fn new(options: NativeSaverOptions) -> Result<Self> {
+    pub fn new(
+        options: NativeSaverOptions,
+        settle: Function<FnArgs<(u32, Option<String>)>, ()>,
+    ) -> Result<Self> {
         let ms = |v: Option<u32>, default: u64| Duration::from_millis(v.map_or(default, u64::from));
         let client = core::ClientOptions {
             memory_id: options.memory_id,
@@ -180,6 +188,7 @@ impl NativeSaver {
         let saver = core::Saver::new(saver).map_err(to_js)?;
         Ok(Self {
             inner: Arc::new(saver),
+            completions: Completions::new(settle)?,
         })
     }
 
@@ -206,11 +215,11 @@ impl NativeSaver {
         })
     }
 
-    /// Copies the request out of its JS buffers before returning, on this
-    /// thread: the caller's buffers can then be collected while the write
-    /// waits its turn, instead of outliving it in V8's old space.
-    #[napi(ts_return_type = "Promise<void>")]
-    pub fn put<'env>(&self, env: &'env Env, request: NativePut) -> Result<PromiseRaw<'env, ()>> {
+    /// Starts a put; its result comes to `settle(id, ...)`. The request is
+    /// copied out of its JS buffers here, on this thread, so the caller's
+    /// buffers can be collected while the write waits its turn.
+    #[napi]
+    pub fn put(&self, env: &Env, id: u32, request: NativePut) -> Result<()> {
         let request = core::PutRequest {
             place: request.place.into(),
             checkpoint_id: request.checkpoint_id,
@@ -226,17 +235,12 @@ impl NativeSaver {
                 .collect(),
             new_values: request.new_values.into_iter().map(Into::into).collect(),
         };
-        let saver = self.inner.clone();
-        env.spawn_future(async move { saver.put(request).await.map_err(to_js) })
+        self.submit(env, id, core::Write::Put(request))
     }
 
-    /// Copies its buffers at once, as `put` does.
-    #[napi(ts_return_type = "Promise<void>")]
-    pub fn put_writes<'env>(
-        &self,
-        env: &'env Env,
-        request: NativePutWrites,
-    ) -> Result<PromiseRaw<'env, ()>> {
+    /// Starts a putWrites, as `put` does.
+    #[napi]
+    pub fn put_writes(&self, env: &Env, id: u32, request: NativePutWrites) -> Result<()> {
         let request = core::WritesRequest {
             place: request.place.into(),
             checkpoint_id: request.checkpoint_id,
@@ -252,8 +256,13 @@ impl NativeSaver {
                 })
                 .collect(),
         };
-        let saver = self.inner.clone();
-        env.spawn_future(async move { saver.put_writes(request).await.map_err(to_js) })
+        self.submit(env, id, core::Write::Writes(request))
+    }
+
+    fn submit(&self, env: &Env, id: u32, write: core::Write) -> Result<()> {
+        let done = self.completions.start(env, id)?;
+        within_runtime_if_available(|| self.inner.submit(write, done));
+        Ok(())
     }
 
     #[napi]
@@ -377,19 +386,20 @@ impl NativeListCursor {
     }
 }
 
-/// `[code status operation] message`: the JS class reads the bracket into
-/// the error's `name`, `status` and `operation`.
 fn count(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 fn to_js(e: core::Error) -> Error {
+    Error::new(Status::GenericFailure, tagged(&e))
+}
+
+/// `[code status operation] message`: the JS class reads the bracket into
+/// the error's `name`, `status` and `operation`.
+pub(crate) fn tagged(e: &core::Error) -> String {
     let status = e.status.map_or("-".to_string(), |s| s.to_string());
     let operation = e.operation.unwrap_or("-");
-    Error::new(
-        Status::GenericFailure,
-        format!("[{} {status} {operation}] {}", e.code, e.message),
-    )
+    format!("[{} {status} {operation}] {}", e.code, e.message)
 }
 
 impl From<NativePlace> for core::Place {

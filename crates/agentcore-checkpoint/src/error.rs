@@ -27,6 +27,16 @@ impl Error {
         }
     }
 
+    /// A fault of this library, not of the input or the service.
+    pub fn internal(problem: impl std::fmt::Display) -> Self {
+        Self {
+            code: "InternalError".into(),
+            status: None,
+            operation: None,
+            message: problem.to_string(),
+        }
+    }
+
     /// A failed AgentCore call.
     pub fn from_sdk<E, R>(operation: &'static str, err: SdkError<E, R>) -> Self
     where

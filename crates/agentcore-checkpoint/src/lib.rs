@@ -9,6 +9,7 @@ mod ids;
 mod known;
 mod log;
 mod maintenance;
+mod queue;
 mod record;
 mod saver;
 mod writes;
@@ -18,7 +19,8 @@ pub use error::{Error, Result};
 pub use maintenance::PruneStrategy;
 pub use record::{ChannelValue, Typed, WriteEntry};
 pub use saver::{
-    check_memory_id, ChannelHistory, ListCursor, ListQuery, Place, PutRequest, Read, Saver,
-    SaverOptions, Tuple, WritesRequest, CARRY_BYTES, DEFAULT_KNOWN_BYTES, DEFAULT_MAX_EVENT_BYTES,
+    check_memory_id, ChannelHistory, Done, ListCursor, ListQuery, Place, PutRequest, Read, Saver,
+    SaverOptions, Tuple, Write, WritesRequest, ADMITTED_CALLS, CARRY_BYTES, DEFAULT_KNOWN_BYTES,
+    DEFAULT_MAX_EVENT_BYTES,
 };
 pub use writes::PendingWrite;

@@ -8,11 +8,12 @@
 //! everything (see `log`).
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use futures::{StreamExt, TryStreamExt};
+use futures::{FutureExt, StreamExt, TryStreamExt};
 use sha2::{Digest, Sha256};
 use tokio::sync::{Semaphore, SemaphorePermit};
 
@@ -22,6 +23,7 @@ use crate::error::{Error, Result};
 use crate::ids::{self, uuid6_millis};
 use crate::known::{Key, Known, KnownCheckpoints, Scope};
 use crate::log::SessionLog;
+use crate::queue::WorkQueue;
 use crate::record::{
     self, ChannelValue, CheckpointRecord, Record, Typed, WriteEntry, WritesRecord, CHECKPOINT_KEY,
     COPY_KEY,
@@ -41,12 +43,37 @@ const PART_MARKER: &str = "part";
 /// unchanged values stay in the event that wrote them.
 pub const CARRY_BYTES: usize = 256 * 1024;
 pub const DEFAULT_MAX_EVENT_BYTES: usize = 1024 * 1024;
-pub const DEFAULT_KNOWN_BYTES: usize = 8 * 1024 * 1024;
+/// Counted as `Known::bytes` does; the allocator's own overhead roughly
+/// doubles it in resident memory, measured under the bench's scale run.
+pub const DEFAULT_KNOWN_BYTES: usize = 4 * 1024 * 1024;
 /// Calls under way at once. LangGraph does not wait for writes under its
 /// default durability, so a thousand graphs can hand over tens of thousands
 /// of calls within a second; those beyond this many wait holding their
 /// request alone, not the kilobytes of state of a call under way.
 pub const ADMITTED_CALLS: usize = 128;
+
+/// A write handed over with `Saver::submit`.
+pub enum Write {
+    Put(PutRequest),
+    Writes(WritesRequest),
+}
+
+/// Called once with a submitted write's result, on a tokio worker thread.
+pub type Done = Box<dyn FnOnce(Result<()>) + Send>;
+
+/// A submitted write waiting for a worker. `put_writes` records are
+/// numbered on submission, so they keep the order of the caller's calls.
+/// Requests are boxed: a queue slot is then 40 bytes, not the 336 of the
+/// largest request, and the queue's capacity follows its longest backlog.
+struct Job {
+    write: Numbered,
+    done: Done,
+}
+
+enum Numbered {
+    Put(Box<PutRequest>),
+    Writes(Box<WritesRequest>, u64),
+}
 
 #[derive(Debug, Clone)]
 pub struct SaverOptions {
@@ -164,6 +191,8 @@ pub struct Saver {
     stale: std::sync::Mutex<HashMap<Scope, VecDeque<String>>>,
     /// Turns for `put`, `put_writes` and `get_tuple` (ADMITTED_CALLS).
     turns: Semaphore,
+    /// Submitted writes waiting for a worker (see `submit`).
+    queue: WorkQueue<Job>,
 }
 
 impl Saver {
@@ -186,6 +215,7 @@ impl Saver {
             shallow: options.shallow,
             stale: Default::default(),
             turns: Semaphore::new(ADMITTED_CALLS),
+            queue: WorkQueue::new(ADMITTED_CALLS),
         })
     }
 
@@ -220,6 +250,35 @@ impl Saver {
             Some(place.thread_id.clone()),
             Some(place.checkpoint_ns.clone()),
         )
+    }
+
+    /// Hands over a write without waiting for it: it runs on one of at
+    /// most ADMITTED_CALLS worker tasks, in the order of submission, and
+    /// `done` gets its result. Until then it costs its request and `done`,
+    /// not a task. Must be called within a tokio runtime.
+    pub fn submit(self: &Arc<Self>, write: Write, done: Done) {
+        let write = match write {
+            Write::Put(req) => Numbered::Put(Box::new(req)),
+            Write::Writes(req) => Numbered::Writes(Box::new(req), next_seq()),
+        };
+        if self.queue.push(Job { write, done }) {
+            tokio::spawn(Arc::clone(self).work());
+        }
+    }
+
+    /// A worker: runs submitted writes until none is waiting.
+    async fn work(self: Arc<Self>) {
+        while let Some(Job { write, done }) = self.queue.next() {
+            let run = async {
+                match write {
+                    Numbered::Put(req) => self.put(*req).await,
+                    Numbered::Writes(req, seq) => self.put_writes_numbered(*req, seq).await,
+                }
+            };
+            // A panic fails this write alone; the worker goes on.
+            let result = AssertUnwindSafe(run).catch_unwind().await;
+            done(result.unwrap_or_else(|_| Err(Error::internal("the write panicked"))));
+        }
     }
 
     pub async fn put(&self, req: PutRequest) -> Result<()> {
@@ -384,7 +443,10 @@ impl Saver {
 
     pub async fn put_writes(&self, req: WritesRequest) -> Result<()> {
         // Numbered in the order calls arrive, not the order their turns come.
-        let seq = next_seq();
+        self.put_writes_numbered(req, next_seq()).await
+    }
+
+    async fn put_writes_numbered(&self, req: WritesRequest, seq: u64) -> Result<()> {
         let _turn = self.turn().await;
         Box::pin(self.put_writes_now(req, seq)).await
     }

@@ -1,11 +1,13 @@
-//! Every pending call is a future held until it completes, and under
-//! LangGraph's default durability a thousand graphs hand over tens of
-//! thousands of writes at once. A call waits for its turn holding its
+//! Under LangGraph's default durability a thousand graphs hand over tens of
+//! thousands of writes at once. A submitted write waits as its request and
+//! a callback, with no task; an awaited call waits for its turn holding its
 //! request and little else: its own state is boxed once its turn comes, as
 //! are the SDK's configuration and request futures.
 
 mod common;
 
+use agentcore_checkpoint::{Write, ADMITTED_CALLS};
+use agentcore_memory_local::Options;
 use common::*;
 
 /// Was 13 KB before the SDK's configuration future was boxed, and 2 KB
@@ -55,4 +57,43 @@ async fn thousands_of_calls_at_once_all_complete() {
         let read = f.saver.get_tuple(p.clone(), None).await.unwrap();
         assert_eq!(read.value.unwrap().pending_writes.len(), 150);
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn submitted_writes_wait_without_a_task_each_and_all_land() {
+    const WRITES: usize = 3_000;
+    let f = fixture_with(Options {
+        latency_ms: 100,
+        ..Options::default()
+    })
+    .await;
+    let p = place("t", "");
+    let id = uuid6();
+    let first = put(&p, &id, None, &[("a", "1")], &[("a", "1", "1")]);
+    f.saver.put(first).await.unwrap();
+    let tasks = || {
+        tokio::runtime::Handle::current()
+            .metrics()
+            .num_alive_tasks()
+    };
+    let before = tasks();
+    let (landed, mut results) = tokio::sync::mpsc::unbounded_channel();
+    for t in 0..WRITES {
+        let landed = landed.clone();
+        let write = writes(&p, &id, &format!("task{t}"), &[(0, "a", "2")]);
+        f.saver.submit(
+            Write::Writes(write),
+            Box::new(move |result| landed.send(result).unwrap()),
+        );
+    }
+    // Workers, and the server's connections, but not a task per write.
+    let spawned = tasks() - before;
+    assert!(
+        spawned < ADMITTED_CALLS + 200,
+        "{spawned} tasks for {WRITES} writes"
+    );
+    for _ in 0..WRITES {
+        results.recv().await.unwrap().unwrap();
+    }
+    assert_eq!(newest(&f.saver, &p).await.pending_writes.len(), WRITES);
 }

@@ -13,6 +13,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
+use http_body_util::BodyExt;
 use tokio::net::TcpListener;
 use tokio::sync::{oneshot, Semaphore};
 use tokio::task::JoinHandle;
@@ -252,6 +253,7 @@ async fn admit_and_run(
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
     if declared.is_some_and(|n| n > app.max_request_bytes) {
+        discard(body);
         return Err(ApiError::too_large(app.max_request_bytes));
     }
     let reserve = declared
@@ -277,6 +279,29 @@ async fn admit_and_run(
         }
         Fault::None => handlers::execute(app, op, params, &body).await,
     }
+}
+
+/// What is read of a refused body, at most, while the 413 goes out.
+const DISCARD_BYTES: usize = 64 * 1024 * 1024;
+const DISCARD_TIME: Duration = Duration::from_secs(5);
+
+/// Reads and drops a refused body in the background, within bounds, while
+/// the answer is sent. Closing the connection at once instead would make a
+/// client that is still sending the body fail with a broken pipe before it
+/// reads the 413. A client that never sends it is answered all the same.
+fn discard(mut body: Body) {
+    tokio::spawn(async move {
+        let mut left = DISCARD_BYTES;
+        let drain = async {
+            while let Some(Ok(frame)) = body.frame().await {
+                left = left.saturating_sub(frame.data_ref().map_or(0, Bytes::len));
+                if left == 0 {
+                    break;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(DISCARD_TIME, drain).await;
+    });
 }
 
 async fn read_body(body: Body, limit: usize) -> Result<Bytes, ApiError> {

@@ -80,3 +80,35 @@ async fn a_declared_oversized_body_is_refused_without_reading_it() {
     .await;
     assert!(response.starts_with("HTTP/1.1 413"), "{response:?}");
 }
+
+/// A client still sending an oversized body when the 413 is decided (as
+/// the SDKs do: they write the body after the head) can finish sending and
+/// read the answer, rather than fail with a broken pipe.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_still_sending_a_refused_body_reads_the_413() {
+    let server = small_limit_server().await;
+    let endpoint = server.endpoint();
+    let host = endpoint.trim_start_matches("http://").to_string();
+    let response = within(async {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut stream = tokio::net::TcpStream::connect(&host).await.unwrap();
+        let body = vec![b'x'; 2_000_000];
+        let head = format!(
+            "POST /memories/{}/events HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nAuthorization: {RAW_AUTH}\r\n\r\n",
+            agentcore_memory_local::new_memory_id(),
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).await.unwrap();
+        // The server has answered by now; the body is still to come.
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        for chunk in body.chunks(64 * 1024) {
+            stream.write_all(chunk).await.expect("the body is taken in");
+        }
+        let mut buf = vec![0u8; 4096];
+        let n = stream.read(&mut buf).await.unwrap();
+        String::from_utf8_lossy(&buf[..n]).to_string()
+    })
+    .await;
+    assert!(response.starts_with("HTTP/1.1 413"), "{response:?}");
+}
