@@ -6,6 +6,8 @@ mod common;
 use agentcore_memory_local::Options;
 use common::*;
 use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 
 async fn small_limit_server() -> agentcore_memory_local::LocalMemory {
     start_with(Options {
@@ -57,25 +59,39 @@ async fn many_small_items_over_the_limit_are_413() {
     assert!(scope.list_ids().await.is_empty());
 }
 
+/// Connects to `server` and sends the head of a CreateEvent that declares
+/// `content_length` bytes of body, and none of the body.
+async fn raw_create_head(
+    server: &agentcore_memory_local::LocalMemory,
+    content_length: usize,
+) -> TcpStream {
+    let endpoint = server.endpoint();
+    let host = endpoint.trim_start_matches("http://");
+    let mut stream = TcpStream::connect(host).await.unwrap();
+    let head = format!(
+        "POST /memories/{}/events HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+         Content-Length: {content_length}\r\nAuthorization: {RAW_AUTH}\r\n\r\n",
+        agentcore_memory_local::new_memory_id()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream
+}
+
+/// The start of the server's answer on `stream`.
+async fn raw_answer(stream: &mut TcpStream) -> String {
+    let mut buf = vec![0u8; 4096];
+    let n = stream.read(&mut buf).await.unwrap();
+    String::from_utf8_lossy(&buf[..n]).to_string()
+}
+
 /// A raw request that declares a huge body but never sends it must be
 /// answered (from Content-Length alone) instead of waiting for the bytes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_declared_oversized_body_is_refused_without_reading_it() {
     let server = small_limit_server().await;
-    let endpoint = server.endpoint();
-    let host = endpoint.trim_start_matches("http://").to_string();
     let response = within(async {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let mut stream = tokio::net::TcpStream::connect(&host).await.unwrap();
-        let head = format!(
-            "POST /memories/{}/events HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
-             Content-Length: 50000000\r\nAuthorization: {RAW_AUTH}\r\n\r\n",
-            agentcore_memory_local::new_memory_id()
-        );
-        stream.write_all(head.as_bytes()).await.unwrap();
-        let mut buf = vec![0u8; 4096];
-        let n = stream.read(&mut buf).await.unwrap();
-        String::from_utf8_lossy(&buf[..n]).to_string()
+        let mut stream = raw_create_head(&server, 50_000_000).await;
+        raw_answer(&mut stream).await
     })
     .await;
     assert!(response.starts_with("HTTP/1.1 413"), "{response:?}");
@@ -87,27 +103,15 @@ async fn a_declared_oversized_body_is_refused_without_reading_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_still_sending_a_refused_body_reads_the_413() {
     let server = small_limit_server().await;
-    let endpoint = server.endpoint();
-    let host = endpoint.trim_start_matches("http://").to_string();
     let response = within(async {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let mut stream = tokio::net::TcpStream::connect(&host).await.unwrap();
         let body = vec![b'x'; 2_000_000];
-        let head = format!(
-            "POST /memories/{}/events HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
-             Content-Length: {}\r\nAuthorization: {RAW_AUTH}\r\n\r\n",
-            agentcore_memory_local::new_memory_id(),
-            body.len()
-        );
-        stream.write_all(head.as_bytes()).await.unwrap();
+        let mut stream = raw_create_head(&server, body.len()).await;
         // The server has answered by now; the body is still to come.
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         for chunk in body.chunks(64 * 1024) {
             stream.write_all(chunk).await.expect("the body is taken in");
         }
-        let mut buf = vec![0u8; 4096];
-        let n = stream.read(&mut buf).await.unwrap();
-        String::from_utf8_lossy(&buf[..n]).to_string()
+        raw_answer(&mut stream).await
     })
     .await;
     assert!(response.starts_with("HTTP/1.1 413"), "{response:?}");
